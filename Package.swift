@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One row per block: its folder under `Sources/` and `Tests/` (the module is `Tiny<folder>`),
+/// and the other blocks its tests may use. Adding a block is adding a row.
+let blocks: [(folder: String, testsAlsoUse: [String])] = [
+  ("Sequence", []),
+]
+
+let modules = blocks.map { "Tiny\($0.folder)" }
+
+let package = Package(
+  name: "TinyBlocks",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+  products: modules.map { .library(name: $0, targets: [$0]) } + [
+    .executable(name: "tour", targets: ["Tour"])
+  ],
+  targets: blocks.flatMap { block -> [Target] in
+    let module = "Tiny\(block.folder)"
+    return [
+      .target(name: module, path: "Sources/\(block.folder)"),
+      .testTarget(
+        name: "\(module)Tests",
+        dependencies: [.target(name: module)] + block.testsAlsoUse.map { .target(name: "Tiny\($0)") },
+        path: "Tests/\(block.folder)Tests"
+      ),
+    ]
+  } + [
+    // A guided, real run of every block: `swift run tour`.
+    .executableTarget(
+      name: "Tour",
+      dependencies: modules.map { .target(name: $0) },
+      path: "Sources/Tour"
+    ),
+    // Cross-block checks, such as importing every block next to the toolchain's modules.
+    .testTarget(
+      name: "TinyBlocksTests",
+      dependencies: modules.map { .target(name: $0) },
+      path: "Tests/TinyBlocksTests"
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
