@@ -1,0 +1,102 @@
+import Testing
+import TinySequence
+
+@Suite struct ContainsAllAnyTests {
+  /// Rows: the sequence, the candidates, `contains(allOf:)`, `contains(anyOf:)`.
+  static let table: [(elements: [Int], candidates: [Int], all: Bool, any: Bool)] = [
+    ([], [], true, false),
+    ([1, 2], [], true, false),
+    ([], [1], false, false),
+    ([1], [1], true, true),
+    ([1], [1, 1], true, true),  // candidates are a set
+    ([2, 2, 2], [2], true, true),
+    ([1, 2, 3], [3, 1], true, true),
+    ([1, 2, 3], [3, 4], false, true),
+    ([1, 2, 3], [4, 5], false, false),
+    ([1, 2, 3], [1, 2, 3, 4], false, true),
+    // Beyond 8 candidates the Hashable overloads hash instead of comparing.
+    (Array(0..<8), Array(0..<8), true, true),  // 8: the last count that compares
+    (Array(0..<9), Array(0..<9), true, true),  // 9: the first count that hashes
+    (Array(0..<20), Array(0..<12), true, true),
+    (Array(0..<20), Array(10..<30), false, true),
+    (Array(0..<20), Array(20..<40), false, false),
+    ([], Array(0..<9), false, false),
+    ([3, 4], Array(repeating: 3, count: 9), true, true),  // 9 candidates, 1 distinct
+  ]
+
+  @Test("Hashable overloads", arguments: table)
+  func hashable(row: (elements: [Int], candidates: [Int], all: Bool, any: Bool)) {
+    #expect(row.elements.contains(allOf: row.candidates) == row.all)
+    #expect(row.elements.contains(anyOf: row.candidates) == row.any)
+  }
+
+  @Test("Equatable overloads", arguments: table)
+  func equatable(row: (elements: [Int], candidates: [Int], all: Bool, any: Bool)) {
+    let elements = row.elements.map(EquatableOnly.init)
+    let candidates = row.candidates.map(EquatableOnly.init)
+    #expect(elements.contains(allOf: candidates) == row.all)
+    #expect(elements.contains(anyOf: candidates) == row.any)
+  }
+
+  @Test("Equatable overloads reached from generic code with Hashable elements", arguments: table)
+  func equatableFromGenericCode(row: (elements: [Int], candidates: [Int], all: Bool, any: Bool)) {
+    func all<Element: Equatable>(_ elements: [Element], _ candidates: [Element]) -> Bool {
+      elements.contains(allOf: candidates)
+    }
+    func any<Element: Equatable>(_ elements: [Element], _ candidates: [Element]) -> Bool {
+      elements.contains(anyOf: candidates)
+    }
+    #expect(all(row.elements, row.candidates) == row.all)
+    #expect(any(row.elements, row.candidates) == row.any)
+  }
+
+  @Test func stopsReadingOnceTheAnswerIsKnown() {
+    let forAll = SinglePass([1, 2, 3, 4, 5])
+    #expect(forAll.contains(allOf: [2, 1]))
+    #expect(forAll.readCount == 2)
+
+    let forAny = SinglePass([1, 2, 3, 4, 5])
+    #expect(forAny.contains(anyOf: [9, 3]))
+    #expect(forAny.readCount == 3)
+
+    let equatable = SinglePass([1, 2, 3, 4, 5].map(EquatableOnly.init))
+    #expect(equatable.contains(allOf: [EquatableOnly(value: 2)]))
+    #expect(equatable.readCount == 2)
+
+    let manyCandidates = SinglePass(Array(0..<100))
+    #expect(manyCandidates.contains(allOf: Array((0..<12).reversed())))
+    #expect(manyCandidates.readCount == 12)
+
+    let manyForAny = SinglePass(Array(0..<100))
+    #expect(manyForAny.contains(anyOf: Array(50..<70)))
+    #expect(manyForAny.readCount == 51)
+
+    let noCandidates = SinglePass([1, 2])
+    #expect(noCandidates.contains(allOf: []))
+    #expect(!noCandidates.contains(anyOf: []))
+    #expect(noCandidates.readCount == 0)
+  }
+
+  @Test func answersOnInfiniteSequencesWhenTheCandidatesOccur() {
+    #expect((1...).contains(allOf: [500, 3]))
+    #expect((1...).contains(allOf: Array(stride(from: 5, through: 100, by: 5))))
+    #expect((1...).contains(anyOf: Array(-20...(-1)) + [1_000]))
+    #expect((1...).lazy.map { $0 * $0 }.contains(anyOf: [99, 144]))
+    #expect((1...).lazy.map(EquatableOnly.init).contains(allOf: [EquatableOnly(value: 9)]))
+  }
+
+  @Test func acceptsAnySequenceOfCandidates() {
+    let tags = ["swift", "linux", "ios"]
+    #expect(tags.contains(allOf: Set(["ios", "swift"])))
+    #expect(tags.contains(anyOf: ["mac", "ios"].lazy.map { $0 }))
+    #expect("hello".contains(allOf: "leh"))
+    #expect(!"hello".contains(anyOf: "xyz"))
+  }
+
+  @Test func doesNotChangeTheToolchainsSubsequenceContains() {
+    let numbers = [1, 2, 3]
+    #expect(numbers.contains([2, 3]))  // the toolchain's: a contiguous run
+    #expect(!numbers.contains([3, 1]))
+    #expect(numbers.contains(allOf: [3, 1]))  // ours: every one, anywhere
+  }
+}

@@ -1,0 +1,98 @@
+import Testing
+import TinySequence
+
+@Suite struct MinMaxTests {
+  /// Rows: the keys, the id `max(of:)` returns, the id `min(of:)` returns (ids are positions).
+  static let table: [(keys: [Double], max: Int?, min: Int?)] = [
+    ([], nil, nil),
+    ([5], 0, 0),
+    ([1, 3, 2], 1, 0),
+    ([3, 1, 3, 1], 0, 1),  // ties keep the first, as max(by:) / min(by:) do
+    ([0, -0.0], 0, 0),  // 0 == -0: a tie
+    ([.nan, 2, 1], 1, 2),  // a leading NaN never beats a number
+    ([1, .nan, 2], 2, 0),
+    ([2, .nan], 0, 0),
+    ([.nan, .nan, 7, .nan], 2, 2),
+    ([.nan, .nan], 0, 0),  // all NaN: the first element
+    ([.nan, -.infinity], 1, 1),
+    ([.infinity, .nan, -.infinity], 0, 2),
+  ]
+
+  @Test(arguments: table)
+  func argmaxAndArgmin(row: (keys: [Double], max: Int?, min: Int?)) {
+    let items = tagged(row.keys)
+    #expect(items.max(of: \.key)?.id == row.max)
+    #expect(items.min(of: \.key)?.id == row.min)
+  }
+
+  @Test func agreesWithTheStandardLibraryOnTiesWithoutNaN() {
+    var generator = SeededGenerator(seed: 7)
+    for length in 0..<200 {
+      let items = tagged((0..<length).map { _ in Double(Int.random(in: 0..<6, using: &generator)) })
+      #expect(items.max(of: \.key) == items.max(by: { $0.key < $1.key }))
+      #expect(items.min(of: \.key) == items.min(by: { $0.key < $1.key }))
+    }
+  }
+
+  @Test func agreesWithTheStandardLibraryForIntegerKeys() {
+    // Integer keys take the other loop of the implementation than floating-point keys.
+    var generator = SeededGenerator(seed: 11)
+    for length in 0..<200 {
+      let pairs = (0..<length).map { (id: $0, key: Int.random(in: 0..<6, using: &generator)) }
+      #expect(pairs.max(of: \.key)?.id == pairs.max(by: { $0.key < $1.key })?.id)
+      #expect(pairs.min(of: \.key)?.id == pairs.min(by: { $0.key < $1.key })?.id)
+    }
+  }
+
+  @Test func computesTheKeyOncePerElement() {
+    let words = ["kiwi", "banana", "fig", "cherry"]
+    let ours = CallCounter()
+    #expect(words.max(of: ours.count { $0.count }) == "banana")
+    #expect(ours.count == words.count)
+
+    let stdlib = CallCounter()
+    let key = stdlib.count { (word: String) in word.count }
+    #expect(words.max(by: { key($0) < key($1) }) == "banana")
+    #expect(stdlib.count == 2 * (words.count - 1))
+
+    let minimum = CallCounter()
+    #expect(words.min(of: minimum.count { $0.count }) == "fig")
+    #expect(minimum.count == words.count)
+  }
+
+  @Test func worksWithAnyComparableKey() {
+    let words = ["pear", "Apple", "fig"]
+    #expect(words.max(of: { $0.lowercased() }) == "pear")
+    #expect(words.min(of: { $0.lowercased() }) == "Apple")
+    #expect(words.min(of: { Duration.seconds($0.count) }) == "fig")
+    #expect([Int]().max(of: { $0 }) == nil)
+  }
+
+  @Test func aThrownErrorStopsReadingAndKeepsItsType() {
+    let input = SinglePass([4, 8, 15, 16])
+    do throws(Boom) {
+      _ = try input.max { (value: Int) throws(Boom) -> Int in
+        if value == 15 { throw Boom(at: value) }
+        return value
+      }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == Boom(at: 15))
+    }
+    #expect(input.readCount == 3)
+
+    do throws(Boom) {
+      _ = try [1].min { (_: Int) throws(Boom) -> Int in throw Boom(at: 0) }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == Boom(at: 0))
+    }
+  }
+
+  @Test func readsASinglePassSequenceOnceAndEndsLazyChains() {
+    let input = SinglePass(["a", "abc", "ab"])
+    #expect(input.max(of: \.count) == "abc")
+    #expect(input.readCount == 3)
+    #expect((1...9).lazy.map { $0 * 7 % 10 }.max(of: { $0 }) == 9)
+  }
+}
