@@ -1,0 +1,7 @@
+// `swift run tour`: a guided, real run of every block. Each chapter lives in its own file.
+
+let chapters: [Chapter] = [
+  sequenceChapter
+]
+
+await Tour.run(chapters)
