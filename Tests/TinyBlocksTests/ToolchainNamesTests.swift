@@ -1,0 +1,45 @@
+// Proof that TinyBlocks' module names never shadow the toolchain's: this file imports Apple's
+// `Observation` (with its `@Observable` macro) next to every Tiny module and uses both.
+// Each new block adds its import and a line that uses it.
+
+import Foundation
+import Observation
+import Testing
+import TinySequence
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@Observable
+final class Basket {
+  var prices: [Int] = []
+}
+
+/// A flag that a `@Sendable` change handler can set.
+private final class Flag: @unchecked Sendable {  // safe: `raised` is only touched under `lock`
+  private let lock = NSLock()
+  private var raised = false
+
+  func raise() {
+    lock.withLock { raised = true }
+  }
+
+  var isRaised: Bool {
+    lock.withLock { raised }
+  }
+}
+
+@Suite struct ToolchainNamesTests {
+  @Test func appleObservationAndTinyModulesShareAFile() throws {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let basket = Basket()
+    let changed = Flag()
+    _ = withObservationTracking {
+      basket.prices.sum()
+    } onChange: {
+      changed.raise()
+    }
+    basket.prices.append(contentsOf: [3, 4])
+    #expect(changed.isRaised)
+    #expect(basket.prices.sum() == 7)
+    #expect(basket.prices.max(of: { -$0 }) == 3)
+  }
+}
