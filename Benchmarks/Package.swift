@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+// Benchmarks for TinyBlocks, kept in their own package so the library has no dependencies.
+// Run from this folder: `swift package benchmark` (see ../Docs/Performance.md).
+import PackageDescription
+
+// The root package's identity is its folder's name, whatever the clone is called.
+let root = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "TinyBlocks")
+
+/// One benchmark executable per block: `Benchmarks/<Block>Benchmarks/`.
+let suites: [(block: String, peers: [Target.Dependency])] = [
+  ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
+]
+
+let package = Package(
+  name: "TinyBlocksBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    .package(
+      url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
+  ],
+  targets: [
+    .target(
+      name: "BenchmarkSupport",
+      dependencies: [.product(name: "Benchmark", package: "benchmark")],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    )
+  ] + suites.map { suite in
+    .executableTarget(
+      name: "\(suite.block)Benchmarks",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Tiny\(suite.block)", package: root),
+      ] + suite.peers,
+      path: "Benchmarks/\(suite.block)Benchmarks",
+      // Every loop starts on a 64-byte boundary, so that where the linker happens to place a
+      // loop does not pass for a difference between two variants.
+      swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-Xllvm", "-align-loops=64"])],
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+  }
+)
