@@ -15,7 +15,11 @@ let modules = Set(arguments.dropFirst())
 
 var checked = 0
 var missing: [String] = []
-let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+guard let listing = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+  print("check-docs: no symbol graphs at \(directory); build with -emit-symbol-graph first")
+  exit(2)
+}
+let files = listing
   .filter { $0.hasSuffix(".symbols.json") }
   .filter { modules.contains(String($0.prefix { $0 != "." && $0 != "@" })) }
   .sorted()
