@@ -1,0 +1,70 @@
+import Foundation
+
+extension World {
+  /// The real world: the system clock, the user's calendar, locale, time zone and languages,
+  /// random UUIDs, the standard user defaults, and every ``WorldKey``'s `liveValue`.
+  ///
+  /// A new value on every access. Calendar, locale and time zone follow the system's settings
+  /// as they change (`autoupdatingCurrent`); `preferredLanguages` is read when the world is
+  /// made. ``Current`` starts as the live world.
+  ///
+  /// ```swift
+  /// Current = .live        // back to the real world, outside any scope
+  /// ```
+  public static var live: World {
+    World(
+      Fields(
+        Fields.Values(
+          date: { Date() },
+          calendar: .autoupdatingCurrent,
+          locale: .autoupdatingCurrent,
+          timeZone: .autoupdatingCurrent,
+          preferredLanguages: Locale.preferredLanguages,
+          uuid: { UUID() },
+          storage: .userDefaults(),
+          keyed: [:],
+          keyDefaults: .live
+        )))
+  }
+
+  /// A deterministic world for tests and previews, never touching a live service.
+  ///
+  /// - `date()` is always the reference date, 2001-01-01 00:00:00 UTC.
+  /// - The calendar is Gregorian, the time zone UTC, the locale `en_US`, and the preferred
+  ///   languages `["en"]`.
+  /// - `uuid()` returns `00000000-0000-0000-0000-000000000000`, `…-000000000001`, … in order.
+  /// - `storage` is an empty in-memory store: nothing is read from or written to disk.
+  /// - A ``WorldKey`` gives its `mockValue`, never its `liveValue`.
+  ///
+  /// Every access makes a new world, with a UUID sequence that starts again at zero and a new
+  /// empty store; copies of one mock world share its sequence and its store.
+  ///
+  /// ```swift
+  /// withWorld(.mock) {
+  ///   Current.uuid()    // 00000000-0000-0000-0000-000000000000
+  ///   Current.uuid()    // 00000000-0000-0000-0000-000000000001
+  ///   Current.dateFormatter().string(from: Current.date())   // "January 1, 2001 at 12:00 AM"
+  /// }
+  /// ```
+  public static var mock: World {
+    let utc = TimeZone(identifier: "UTC")!
+    let locale = Locale(identifier: "en_US")
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = utc
+    calendar.locale = locale
+    let uuids = SequentialUUIDs()
+    return World(
+      Fields(
+        Fields.Values(
+          date: { Date(timeIntervalSinceReferenceDate: 0) },
+          calendar: calendar,
+          locale: locale,
+          timeZone: utc,
+          preferredLanguages: ["en"],
+          uuid: { uuids.next() },
+          storage: .inMemory(),
+          keyed: [:],
+          keyDefaults: .mock
+        )))
+  }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// The outside world an app reads: the clock, the calendar, the locale, the time zone, the
+/// user's languages, new UUIDs, persistent storage, and the app's own clients.
+///
+/// Read the world through ``Current`` instead of calling `Date()`, `Locale.current` or a
+/// singleton, and a test can replace any of it with ``withWorld(_:operation:)``:
+///
+/// ```swift
+/// Current.date()                                   // now, in the live world
+/// withWorld(.mock) {
+///   Current.date()                                 // 2001-01-01 00:00:00 UTC
+///   Current.uuid()                                 // 00000000-0000-0000-0000-000000000000
+///   Current.date = { .distantPast }                // this scope only
+/// }
+/// ```
+///
+/// A world is a value: copying it and changing the copy never changes the original, so a
+/// world captured with `let world = Current` keeps its fields whatever happens to ``Current``
+/// later (the `date` and `uuid` closures it holds still run when called, so a live clock still
+/// ticks). Start from ``World/live`` or ``World/mock`` and change fields; an app adds its own
+/// fields with a ``WorldKey``.
+///
+/// The world keeps its calendar consistent with its other fields: `calendar.timeZone` is
+/// always `timeZone` and `calendar.locale` is always `locale`. Setting `timeZone` or `locale`
+/// updates the calendar, and setting `calendar` replaces the new calendar's time zone and
+/// locale with the world's.
+///
+/// Copying a world costs one reference count: its fields live in one immutable object, and
+/// setting a field makes a new one.
+public struct World: Sendable {
+  /// The fields, shared between copies; setting a field replaces the whole object.
+  var fields: Fields
+
+  init(_ fields: Fields) {
+    self.fields = fields
+  }
+
+  /// Returns the current date and time: `Date()` in the live world, the reference date
+  /// (2001-01-01 00:00:00 UTC) in the mock world.
+  ///
+  /// Replace it to travel in time, and assign `Date.init` to return to the live clock:
+  ///
+  /// ```swift
+  /// Current.date = { .distantPast }
+  /// Current.date()             // 0001-01-01 00:00:00 +0000
+  /// Current.date = Date.init   // the live clock again
+  /// ```
+  public var date: @Sendable () -> Date {
+    get { fields.date }
+    set { update { $0.date = newValue } }
+  }
+
+  /// The calendar: `Calendar.autoupdatingCurrent` in the live world, the Gregorian calendar in
+  /// the mock world.
+  ///
+  /// Its `timeZone` and `locale` are always the world's: setting this property replaces the
+  /// new calendar's time zone and locale with ``timeZone`` and ``locale``.
+  ///
+  /// ```swift
+  /// Current.calendar = Calendar(identifier: .buddhist)
+  /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
+  /// ```
+  public var calendar: Calendar {
+    get { fields.calendar }
+    set {
+      update {
+        $0.calendar = newValue
+        $0.calendar.timeZone = $0.timeZone
+        $0.calendar.locale = $0.locale
+      }
+    }
+  }
+
+  /// The locale: `Locale.autoupdatingCurrent` in the live world, `en_US` in the mock world.
+  ///
+  /// Setting it also sets the calendar's locale. `Locale(identifier:)` accepts any string and
+  /// formats an unknown identifier with the root locale's data; use
+  /// ``setLocale(identifier:)`` to reject unknown identifiers instead.
+  ///
+  /// ```swift
+  /// Current.locale = Locale(identifier: "es_ES")
+  /// ```
+  public var locale: Locale {
+    get { fields.locale }
+    set {
+      update {
+        $0.locale = newValue
+        $0.calendar.locale = newValue
+      }
+    }
+  }
+
+  /// The time zone: `TimeZone.autoupdatingCurrent` in the live world, UTC in the mock world.
+  ///
+  /// Setting it also sets the calendar's time zone. `TimeZone(identifier:)` returns `nil` for
+  /// an unknown identifier; ``setTimeZone(identifier:)`` throws instead.
+  ///
+  /// ```swift
+  /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
+  /// ```
+  public var timeZone: TimeZone {
+    get { fields.timeZone }
+    set {
+      update {
+        $0.timeZone = newValue
+        $0.calendar.timeZone = newValue
+      }
+    }
+  }
+
+  /// The user's preferred languages, most preferred first, as BCP 47 identifiers such as
+  /// `"es-MX"`: `Locale.preferredLanguages` when the live world was made, `["en"]` in the mock
+  /// world.
+  ///
+  /// ``localizedString(_:value:table:bundle:)`` resolves through this list, so a test pins the
+  /// language by setting it. An empty list means "no preference": localized strings come from
+  /// the bundle's development language.
+  ///
+  /// ```swift
+  /// Current.preferredLanguages = ["es"]
+  /// ```
+  public var preferredLanguages: [String] {
+    get { fields.preferredLanguages }
+    set { update { $0.preferredLanguages = newValue } }
+  }
+
+  /// Returns a new UUID: `UUID()` in the live world; in the mock world
+  /// `00000000-0000-0000-0000-000000000000`, then `…-000000000001`, and so on.
+  ///
+  /// ```swift
+  /// let id = Current.uuid()
+  /// ```
+  public var uuid: @Sendable () -> UUID {
+    get { fields.uuid }
+    set { update { $0.uuid = newValue } }
+  }
+
+  /// The persistent key-value storage: the standard user defaults in the live world, an empty
+  /// in-memory store in the mock world.
+  ///
+  /// ```swift
+  /// Current.storage.set("ada", forKey: "user")
+  /// Current.storage.value(forKey: "user")   // "ada"
+  /// ```
+  public var storage: KeyValueStore {
+    get { fields.storage }
+    set { update { $0.storage = newValue } }
+  }
+
+  /// Replaces the fields with a changed copy.
+  mutating func update(_ change: (inout Fields.Values) -> Void) {
+    var values = fields.values
+    change(&values)
+    fields = Fields(values)
+  }
+}
+
+extension World {
+  /// Which value a world gives a ``WorldKey`` it holds no value for.
+  enum KeyDefaults: Sendable {
+    /// The key's `liveValue`.
+    case live
+    /// The key's `mockValue`.
+    case mock
+  }
+
+  /// The fields of a world, immutable and shared between copies.
+  final class Fields: Sendable {
+    /// The fields themselves.
+    struct Values: Sendable {
+      var date: @Sendable () -> Date
+      var calendar: Calendar
+      var locale: Locale
+      var timeZone: TimeZone
+      var preferredLanguages: [String]
+      var uuid: @Sendable () -> UUID
+      var storage: KeyValueStore
+      /// The values set for `WorldKey`s, by the key's type.
+      var keyed: [ObjectIdentifier: any Sendable]
+      var keyDefaults: KeyDefaults
+    }
+
+    let values: Values
+
+    init(_ values: Values) {
+      self.values = values
+    }
+
+    var date: @Sendable () -> Date { values.date }
+    var calendar: Calendar { values.calendar }
+    var locale: Locale { values.locale }
+    var timeZone: TimeZone { values.timeZone }
+    var preferredLanguages: [String] { values.preferredLanguages }
+    var uuid: @Sendable () -> UUID { values.uuid }
+    var storage: KeyValueStore { values.storage }
+  }
+}

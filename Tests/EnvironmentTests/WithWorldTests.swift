@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+import TinyEnvironment
+
+@Suite struct WithWorldTests {
+  @Test func aScopeReplacesTheWorldAndRestoresItOnExit() {
+    let (outer, outerMarker) = markedWorld()
+    let (inner, innerMarker) = markedWorld()
+    withWorld(outer) {
+      #expect(currentMarker == outerMarker)
+      let result = withWorld(inner) {
+        #expect(currentMarker == innerMarker)
+        return 42
+      }
+      #expect(result == 42)
+      #expect(currentMarker == outerMarker)
+    }
+    #expect(currentMarker != outerMarker)
+  }
+
+  @Test func aScopeEndsWhenItsOperationThrows() {
+    struct Failure: Error {}
+    let (outer, outerMarker) = markedWorld()
+    let (inner, innerMarker) = markedWorld()
+    withWorld(outer) {
+      #expect(throws: Failure.self) {
+        try withWorld(inner) {
+          #expect(currentMarker == innerMarker)
+          throw Failure()
+        }
+      }
+      #expect(currentMarker == outerMarker)
+    }
+  }
+
+  @Test func errorsKeepTheirType() async {
+    do throws(APIError) {
+      try withWorld(.mock) { () throws(APIError) in throw APIError(code: 1) }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == APIError(code: 1))
+    }
+    do throws(APIError) {
+      try await withWorld(.mock) { () async throws(APIError) in throw APIError(code: 2) }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == APIError(code: 2))
+    }
+  }
+
+  @Test func assignmentsInsideAScopeStayInIt() {
+    let (world, marker) = markedWorld()
+    withWorld(world) {
+      withWorld(Current) {
+        Current.date = { .distantPast }
+        Current.locale = Locale(identifier: "fr_FR")
+        #expect(Current.date() == .distantPast)
+        #expect(currentMarker == marker)
+      }
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
+      #expect(Current.locale.identifier == "en_US")
+      Current = .live
+      #expect(currentMarker == nil)
+    }
+    #expect(Current.preferredLanguages != [marker])
+  }
+
+  @Test func timeTravel() {
+    withWorld(.live) {
+      let before = Date()
+      Current.date = { .distantPast }
+      #expect(Current.date() == .distantPast)
+      Current.date = Date.init
+      let now = Current.date()
+      #expect(now >= before)
+      #expect(now.timeIntervalSince(before) < 60)
+    }
+  }
+
+  @Test func theModifyingFormStartsFromTheCurrentWorld() throws {
+    let (world, marker) = markedWorld()
+    withWorld(world) {
+      withWorld({ $0.date = { .distantFuture } }) {
+        #expect(Current.date() == .distantFuture)
+        #expect(currentMarker == marker)
+      }
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
+    }
+    let ran = Counter()
+    #expect(throws: WorldError.unknownTimeZoneIdentifier("Mars/Olympus")) {
+      try withWorld({ try $0.setTimeZone(identifier: "Mars/Olympus") }) { ran.increment() }
+    }
+    #expect(ran.value == 0)
+    try withWorld({ try $0.setTimeZone(identifier: "Pacific/Honolulu") }) {
+      #expect(Current.timeZone.identifier == "Pacific/Honolulu")
+    }
+  }
+
+  @Test func theAsyncFormsScopeAsyncWork() async throws {
+    let (world, marker) = markedWorld()
+    let seen = await withWorld(world) { () async -> String? in
+      await Task.yield()
+      return currentMarker
+    }
+    #expect(seen == marker)
+    let changed = await withWorld({ $0.date = { .distantFuture } }) { () async -> Date in
+      await Task.yield()
+      return Current.date()
+    }
+    #expect(changed == .distantFuture)
+    await #expect(throws: WorldError.unknownLocaleIdentifier("Klingon")) {
+      try await withWorld({ try $0.setLocale(identifier: "Klingon") }) { () async in }
+    }
+  }
+
+  @MainActor @Test func theAsyncFormRunsOnTheCallersActor() async {
+    await withWorld(.mock) {
+      MainActor.assertIsolated()
+      await Task.yield()
+      MainActor.assertIsolated()
+    }
+  }
+
+  @Test func childTasksInheritTheScopeAndShareIt() async {
+    let (world, marker) = markedWorld()
+    await withWorld(world) {
+      async let child = currentMarker
+      #expect(await child == marker)
+      let fromGroup = await withTaskGroup(of: String?.self) { group in
+        for _ in 0..<4 { group.addTask { currentMarker } }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(fromGroup == Array(repeating: marker, count: 4))
+      #expect(await Task { currentMarker }.value == marker)
+      // A child's assignment changes the shared scope.
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { Current.date = { .distantFuture } }
+      }
+      #expect(Current.date() == .distantFuture)
+    }
+  }
+
+  @Test func anUnstructuredTaskKeepsItsScopeAfterTheScopeEnds() async {
+    let (world, marker) = markedWorld()
+    let gate = Gate()
+    let task = withWorld(world) {
+      Task { () async -> [String?] in
+        await gate.wait()
+        let first = currentMarker
+        Current.date = { .distantFuture }  // still the scope's world, not the global one
+        return [first, currentMarker, Current.date() == .distantFuture ? "changed" : nil]
+      }
+    }
+    // Other scopes come and go in the meantime, reusing pooled boxes.
+    for _ in 0..<100 {
+      let (other, otherMarker) = markedWorld()
+      withWorld(other) { #expect(currentMarker == otherMarker) }
+    }
+    #expect(currentMarker != marker)
+    gate.open()
+    #expect(await task.value == [marker, marker, "changed"])
+    #expect(Current.date() != .distantFuture)
+  }
+
+  @Test func detachedTasksQueuesAndThreadsReadTheGlobalWorld() async {
+    let (world, marker) = markedWorld()
+    await withWorld(world) {
+      #expect(await Task.detached { currentMarker }.value != marker)
+      let fromQueue = await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: currentMarker) }
+      }
+      #expect(fromQueue != marker)
+      #expect(onNewThread { currentMarker } != marker)
+    }
+  }
+
+  @Test func carryingTheWorldAlong() async {
+    let (world, marker) = markedWorld()
+    await withWorld(world) {
+      let carried = Current
+      let fromQueue = await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+          withWorld(carried) { continuation.resume(returning: currentMarker) }
+        }
+      }
+      #expect(fromQueue == marker)
+      let detached = await Task.detached { withWorld(carried) { currentMarker } }.value
+      #expect(detached == marker)
+      #expect(onNewThread { withWorld(carried) { currentMarker } } == marker)
+    }
+  }
+
+  @Test func synchronousCodeOnTheSameThreadSeesTheScopeOutsideTasks() {
+    let (world, marker) = markedWorld()
+    let seen = onNewThread {
+      withWorld(world) { onSameThread { currentMarker } }
+    }
+    #expect(seen == marker)
+  }
+
+  @Test func aHundredConcurrentScopesSeeNoCrossTalk() async {
+    let rendezvous = Rendezvous(count: 100)
+    let mismatches = await withTaskGroup(of: Int.self) { group in
+      for index in 0..<100 {
+        group.addTask {
+          await withWorld({
+            $0.date = { Date(timeIntervalSince1970: Double(index)) }
+            $0.preferredLanguages = ["x-\(index)"]
+          }) {
+            var wrong = 0
+            for round in 0..<3 {
+              if round == 1 { await rendezvous.arrive() }  // all 100 scopes are open now
+              if Current.date() != Date(timeIntervalSince1970: Double(index)) { wrong += 1 }
+              if Current.preferredLanguages != ["x-\(index)"] { wrong += 1 }
+              Current.uuid = { UUID() }  // each scope writes too
+              await Task.yield()
+            }
+            return wrong
+          }
+        }
+      }
+      return await group.reduce(0, +)
+    }
+    #expect(mismatches == 0)
+  }
+
+  @Test func threadsEnteringScopesConcurrentlySeeTheirOwnWorlds() {
+    let threads = 8
+    let rounds = 2_000
+    let correct = Counter()
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      for round in 0..<rounds {
+        let stamp = Date(timeIntervalSince1970: Double(thread * rounds + round))
+        withWorld({ $0.date = { stamp } }) {
+          if Current.date() == stamp { correct.increment() }
+        }
+      }
+    }
+    #expect(correct.value == threads * rounds)
+  }
+
+  @Test func aScopeReleasesItsWorldWhenItEnds() async {
+    weak var weakSync: Tracked?
+    weak var weakAsync: Tracked?
+    do {
+      let tracked = Tracked()
+      weakSync = tracked
+      withWorld({ $0.date = { [tracked] in _ = tracked; return .distantPast } }) {
+        #expect(weakSync != nil)
+      }
+    }
+    #expect(weakSync == nil)
+    do {
+      let tracked = Tracked()
+      weakAsync = tracked
+      await withWorld({ $0.uuid = { [tracked] in _ = tracked; return UUID() } }) {
+        await Task.yield()
+      }
+    }
+    #expect(weakAsync == nil)
+  }
+}
+
+/// Runs `body` synchronously, as a dispatch queue's `sync` or a helper on the same thread
+/// would.
+private func onSameThread<T>(_ body: () -> T) -> T {
+  body()
+}
