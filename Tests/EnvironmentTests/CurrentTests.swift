@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TinyEnvironment
+
+/// Tests that change the global world. They restore it before they end, and other tests never
+/// depend on what the global world is (they tell worlds apart by unique markers).
+@Suite(.serialized) struct CurrentTests {
+  @Test func outsideAnyScopeAssignmentsChangeTheGlobalWorld() async {
+    let saved = Current
+    defer { Current = saved }
+    let (world, marker) = markedWorld()
+    Current = world
+    #expect(currentMarker == marker)
+    #expect(await Task.detached { currentMarker }.value == marker)
+    #expect(onNewThread { currentMarker } == marker)
+    Current.date = { .distantPast }
+    #expect(onNewThread { Current.date() } == .distantPast)
+    withWorld(.mock) { #expect(currentMarker == nil) }
+    #expect(currentMarker == marker)
+  }
+
+  @Test func assignmentsInsideAScopeLeaveTheGlobalWorldAlone() {
+    let (world, marker) = markedWorld()
+    withWorld(.mock) {
+      Current = world
+      #expect(currentMarker == marker)
+    }
+    #expect(onNewThread { currentMarker } != marker)
+    #expect(currentMarker != marker)
+  }
+
+  @Test func theGlobalWorldStartsLive() throws {
+    // Every test restores the global world, which the process starts with as World.live.
+    let before = Date()
+    let now = onNewThread { Current.date() }
+    #expect(now >= before && now.timeIntervalSince(before) < 60)
+    #expect(onNewThread { Current.uuid() } != onNewThread { Current.uuid() })
+  }
+
+  @Test func readsAndWritesOfTheGlobalWorldFromManyThreadsAreSafe() {
+    let saved = Current
+    defer { Current = saved }
+    let threads = 8
+    let rounds = 1_000
+    let validReads = Counter()
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      for round in 0..<rounds {
+        if round.isMultiple(of: 10) {
+          var world = World.mock
+          world.preferredLanguages = ["x-\(thread)"]
+          Current = world
+        }
+        let languages = Current.preferredLanguages
+        if languages.count == 1, languages[0].hasPrefix("x-") {
+          validReads.increment()
+        }
+      }
+    }
+    #expect(validReads.value == threads * rounds)
+  }
+}

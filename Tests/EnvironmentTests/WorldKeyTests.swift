@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TinyEnvironment
+
+/// A key whose live value counts how often it is read.
+private enum ProbeKey: WorldKey {
+  static let liveReads = Counter()
+  static var liveValue: String {
+    liveReads.increment()
+    return "live"
+  }
+  static var mockValue: String { "mock" }
+}
+
+@Suite struct WorldKeyTests {
+  @Test func aWorldWithoutAValueGivesTheLiveOrMockValue() {
+    let before = ProbeKey.liveReads.value
+    #expect(World.mock[ProbeKey.self] == "mock")
+    #expect(ProbeKey.liveReads.value == before)
+    #expect(World.live[ProbeKey.self] == "live")
+    #expect(ProbeKey.liveReads.value == before + 1)
+  }
+
+  @Test func aSetValueWinsAndStaysInItsWorld() {
+    var world = World.live
+    world[ProbeKey.self] = "set"
+    #expect(world[ProbeKey.self] == "set")
+    #expect(World.live[ProbeKey.self] == "live")
+    var mock = World.mock
+    mock[LiveOnlyKey.self] = "set in the test"
+    #expect(mock[LiveOnlyKey.self] == "set in the test")
+  }
+
+  @Test func appFieldsReadLikeBuiltInOnes() async throws {
+    try await withWorld(.mock) { () async throws in
+      #expect(try await Current.api.fetchCurrentUser() == User(name: "Mock"))
+      Current.api.fetchCurrentUser = { User(name: "Ada") }
+      #expect(try await Current.api.fetchCurrentUser() == User(name: "Ada"))
+      Current.api.fetchCurrentUser = { throw APIError(code: 401) }
+      await #expect(throws: APIError(code: 401)) { try await Current.api.fetchCurrentUser() }
+    }
+  }
+
+  @Test func derivedWorldsKeepTheirDefaults() {
+    var world = World.mock
+    world.date = { .distantPast }
+    #expect(world[ProbeKey.self] == "mock")
+    withWorld(world) {
+      withWorld({ $0.locale = Locale(identifier: "fr_FR") }) {
+        #expect(Current[ProbeKey.self] == "mock")
+      }
+    }
+  }
+
+  @Test func analyticsEventsAreCapturedWithALockProtectedRecorder() {
+    withWorld(.mock) {
+      let events = Recorder<Event>()
+      Current.track = events.record
+      Current.track(Event(name: "login"))
+      DispatchQueue.concurrentPerform(iterations: 4) { _ in Current.track(Event(name: "tap")) }
+      #expect(events.recorded.first == Event(name: "login"))
+      #expect(events.recorded.count == 5)
+    }
+  }
+
+  @Test func aMockWorldStopsWhenAKeyHasNoMockValue() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      withWorld(.mock) { _ = Current[LiveOnlyKey.self] }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("LiveOnlyKey has no mockValue"))
+  }
+
+  @Test func aKeyWithoutAMockCanStillBeSetInAMockWorld() {
+    withWorld(.mock) {
+      Current[LiveOnlyKey.self] = "stub"
+      #expect(Current[LiveOnlyKey.self] == "stub")
+    }
+  }
+}
