@@ -1,3 +1,5 @@
+// `Current` is the design's name: a global spelled like a type, read like a namespace.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The world the code that reads it lives in: the innermost ``withWorld(_:operation:)`` scope's
 /// world, else the global world.
 ///
@@ -38,8 +40,6 @@
 ///
 /// - Complexity: O(1). Reading it takes one uncontended lock when no scope exists anywhere in
 ///   the process, plus a task-local lookup when one does.
-// The name is the design's: a global spelled like a type, read like a namespace.
-// swift-format-ignore: AlwaysUseLowerCamelCase
 public var Current: World {
   get { Scopes.shared.current }
   set { Scopes.shared.current = newValue }

@@ -121,7 +121,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
   @Test func theInMemoryStoreWritesNoFile() throws {
     // The suite is serialized, so no other test writes user defaults meanwhile.
-    let watched = try [userDefaultsFolder(), FileManager.default.homeDirectoryForCurrentUser]
+    let watched =
+      try [userDefaultsFolder(), FileManager.default.homeDirectoryForCurrentUser]
       + [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
     let before = watched.map(entries)
     let store = KeyValueStore.inMemory()

@@ -245,7 +245,11 @@ import TinyEnvironment
     do {
       let tracked = Tracked()
       weakSync = tracked
-      withWorld({ $0.date = { [tracked] in _ = tracked; return .distantPast } }) {
+      withWorld({
+        $0.date = { [tracked] in
+          _ = tracked; return .distantPast
+        }
+      }) {
         #expect(weakSync != nil)
       }
     }
@@ -253,7 +257,11 @@ import TinyEnvironment
     do {
       let tracked = Tracked()
       weakAsync = tracked
-      await withWorld({ $0.uuid = { [tracked] in _ = tracked; return UUID() } }) {
+      await withWorld({
+        $0.uuid = { [tracked] in
+          _ = tracked; return UUID()
+        }
+      }) {
         await Task.yield()
       }
     }

@@ -73,8 +73,12 @@ import TinyEnvironment
     do {
       let tracked = Tracked()
       weakTracked = tracked
-      world.date = { [tracked] in _ = tracked; return .distantPast }
-      world.uuid = { [tracked] in _ = tracked; return UUID() }
+      world.date = { [tracked] in
+        _ = tracked; return .distantPast
+      }
+      world.uuid = { [tracked] in
+        _ = tracked; return UUID()
+      }
     }
     #expect(weakTracked != nil)
     world.date = { .distantFuture }
