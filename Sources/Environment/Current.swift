@@ -1,5 +1,3 @@
-// `Current` is the design's name: a global spelled like a type, read like a namespace.
-// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The world the code that reads it lives in: the innermost ``withWorld(_:operation:)`` scope's
 /// world, else the global world.
 ///
