@@ -5,6 +5,7 @@
 import Foundation
 import Observation
 import Testing
+import TinyEnvironment
 import TinySequence
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -41,5 +42,10 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(changed.isRaised)
     #expect(basket.prices.sum() == 7)
     #expect(basket.prices.max(of: { -$0 }) == 3)
+    let stored = withWorld(.mock) {
+      Current.storage.set(basket.prices, forKey: "prices")
+      return Current.storage.value(forKey: "prices", as: [Int].self)
+    }
+    #expect(stored == [3, 4])
   }
 }
