@@ -1,2 +1,201 @@
+// TinyEnvironment: reading `Current` and entering a scope, each paired with the common ways to
+// hold a world: a `Mutex`-guarded global, a `@TaskLocal`, and swift-dependencies.
+
 import Benchmark
-let benchmarks: @Sendable () -> Void = {}
+import BenchmarkSupport
+import Dependencies
+import Foundation
+import Synchronization
+import TinyEnvironment
+
+/// A world as a plain struct of the same nine fields, for the baselines that store one.
+struct PlainWorld: Sendable {
+  var date: @Sendable () -> Date = { Date(timeIntervalSinceReferenceDate: 0) }
+  var calendar = Calendar(identifier: .gregorian)
+  var locale = Locale(identifier: "en_US")
+  var timeZone = TimeZone(identifier: "UTC")!
+  var preferredLanguages = ["en"]
+  var uuid: @Sendable () -> UUID = { UUID() }
+  var storage = KeyValueStore.inMemory()
+  var keyed: [ObjectIdentifier: any Sendable] = [:]
+  var isMock = true
+}
+
+/// The `Mutex` baselines (Synchronization: macOS 15 and later on Apple platforms).
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class MutexWorld: Sendable {
+  let mutex = Mutex(PlainWorld())
+}
+
+enum PlainWorldLocal {
+  @TaskLocal static var world = PlainWorld()
+}
+
+/// The same clock as a swift-dependencies dependency.
+enum BenchmarkDateKey: DependencyKey {
+  static let liveValue: @Sendable () -> Date = { Date(timeIntervalSinceReferenceDate: 0) }
+}
+
+extension DependencyValues {
+  var benchmarkDate: @Sendable () -> Date {
+    get { self[BenchmarkDateKey.self] }
+    set { self[BenchmarkDateKey.self] = newValue }
+  }
+}
+
+/// A model reading its clock through swift-dependencies' property wrapper.
+struct DependencyReader: Sendable {
+  @Dependency(\.benchmarkDate) var date
+}
+
+let dependencyReader = DependencyReader()
+let mockWorld = World.mock
+let plainWorld = PlainWorld()
+let replacementDate: @Sendable () -> Date = { .distantPast }
+
+/// Keeps a `withWorld` scope open on another thread while `body` runs, so that reads pay for
+/// the task-local lookup although the reading code itself is in no scope.
+func withScopeOpenElsewhere(_ body: () -> Void) {
+  let entered = DispatchSemaphore(value: 0)
+  let release = DispatchSemaphore(value: 0)
+  Thread {
+    withWorld(.mock) {
+      entered.signal()
+      release.wait()
+    }
+  }.start()
+  entered.wait()
+  body()
+  release.signal()
+}
+
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .mallocCountTotal],
+    timeUnits: .nanoseconds,
+    warmupIterations: 3,
+    scalingFactor: .kilo,
+    maxDuration: .seconds(2),
+    maxIterations: 2_000
+  )
+
+  guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
+  let mutexWorld = MutexWorld()
+
+  compare(
+    "read a field, no scope anywhere",
+    calibrate: true,
+    baseline: Variant("Mutex global, one field") {
+      blackHole(mutexWorld.mutex.withLock { $0.date })
+    },
+    Variant("TinyEnvironment Current.date") { blackHole(Current.date) },
+    Variant("Mutex global, whole struct copied") {
+      blackHole(mutexWorld.mutex.withLock { $0 }.date)
+    },
+    Variant("@TaskLocal struct, one field") { blackHole(PlainWorldLocal.world.date) },
+    Variant("swift-dependencies @Dependency") { blackHole(dependencyReader.date) }
+  )
+
+  // Reading inside a scope that stays open for the whole sample: the scope wraps the loop, so
+  // these are plain benchmarks, and their ratio is the ratio of separately measured medians.
+  let insideScope = "read a field, inside a scope"
+  Benchmark("\(insideScope) · @TaskLocal struct, one field") { benchmark in
+    PlainWorldLocal.$world.withValue(plainWorld) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.date) }
+      benchmark.stopMeasurement()
+    }
+  }
+  Benchmark("\(insideScope) · TinyEnvironment Current.date") { benchmark in
+    withWorld(mockWorld) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(Current.date) }
+      benchmark.stopMeasurement()
+    }
+  }
+  Benchmark("\(insideScope) · swift-dependencies @Dependency") { benchmark in
+    withDependencies {
+      $0.benchmarkDate = replacementDate
+    } operation: {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(dependencyReader.date) }
+      benchmark.stopMeasurement()
+    }
+  }
+
+  // Reading outside any scope while another thread holds one open: the slow path.
+  let elsewhere = "read a field, a scope open on another thread"
+  Benchmark("\(elsewhere) · @TaskLocal struct, one field") { benchmark in
+    withScopeOpenElsewhere {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.date) }
+      benchmark.stopMeasurement()
+    }
+  }
+  Benchmark("\(elsewhere) · TinyEnvironment Current.date") { benchmark in
+    withScopeOpenElsewhere {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(Current.date) }
+      benchmark.stopMeasurement()
+    }
+  }
+
+  compare(
+    "enter a scope, read, leave",
+    baseline: Variant("@TaskLocal withValue, read") {
+      PlainWorldLocal.$world.withValue(plainWorld) { blackHole(PlainWorldLocal.world.date) }
+    },
+    Variant("TinyEnvironment withWorld(world)") {
+      withWorld(mockWorld) { blackHole(Current.date) }
+    },
+    Variant("TinyEnvironment withWorld { $0.date = ... }") {
+      withWorld({ $0.date = replacementDate }) { blackHole(Current.date) }
+    },
+    Variant("swift-dependencies withDependencies") {
+      withDependencies { $0.benchmarkDate = replacementDate } operation: {
+        blackHole(dependencyReader.date)
+      }
+    }
+  )
+
+  // The same in a task, where the runtime binds task locals with the task's own allocator
+  // (outside a task, every binding is one malloc). Plain benchmarks: `compare` is synchronous.
+  let inTask = "enter a scope, read, leave, in a task"
+  Benchmark("\(inTask) · @TaskLocal withValue, read") { benchmark async in
+    for _ in benchmark.scaledIterations {
+      await PlainWorldLocal.$world.withValue(plainWorld) { () async in
+        blackHole(PlainWorldLocal.world.date)
+      }
+    }
+  }
+  Benchmark("\(inTask) · TinyEnvironment withWorld(world)") { benchmark async in
+    for _ in benchmark.scaledIterations {
+      await withWorld(mockWorld) { () async in blackHole(Current.date) }
+    }
+  }
+  Benchmark("\(inTask) · TinyEnvironment withWorld(world), synchronous form") {
+    benchmark async in
+    for _ in benchmark.scaledIterations {
+      withWorld(mockWorld) { blackHole(Current.date) }
+    }
+  }
+  Benchmark("\(inTask) · swift-dependencies withDependencies") { benchmark async in
+    for _ in benchmark.scaledIterations {
+      await withDependencies {
+        $0.benchmarkDate = replacementDate
+      } operation: { () async in
+        blackHole(dependencyReader.date)
+      }
+    }
+  }
+
+  compare(
+    "assign a field outside any scope",
+    baseline: Variant("Mutex global, one field") {
+      mutexWorld.mutex.withLock { $0.date = replacementDate }
+    },
+    Variant("TinyEnvironment Current.date = ...") {
+      Current.date = replacementDate  // allow-current-assignment
+    }
+  )
+}

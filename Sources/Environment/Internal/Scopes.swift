@@ -30,9 +30,13 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
   /// The innermost scope's world, else the global one.
   var current: World {
     get {
-      let (world, scoped) = lock.withLock { (self.global, self.liveBoxes != 0) }
-      guard scoped, let box = Self.box else { return world }
-      return box.world
+      if let unscoped = lock.withLock({ liveBoxes == 0 ? global : nil }) {
+        return unscoped  // the fast path: no scope exists anywhere
+      }
+      if let box = Self.box {
+        return box.world
+      }
+      return lock.withLock { global }
     }
     set {
       let scoped = lock.withLock { liveBoxes != 0 }
@@ -54,15 +58,14 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
     _ world: World, _ operation: () throws(Failure) -> Output
   ) throws(Failure) -> Output {
     var box = checkOut(world)
-    let result: Result<Output, Failure> = Self.$box.withValue(box) {
-      do throws(Failure) {
-        return .success(try operation())
-      } catch {
-        return .failure(error)
-      }
+    // Runs once `withValue` has returned and unbound the box, also when `operation` throws.
+    defer { checkIn(&box) }
+    do {
+      return try Self.$box.withValue(box, operation: operation)
+    } catch {
+      // `withValue` rethrows untyped; only `operation`'s error can arrive here.
+      throw error as! Failure
     }
-    checkIn(&box)
-    return try result.get()
   }
 
   /// Runs `operation` in a new scope whose world is `world`, on `isolation`.
@@ -72,19 +75,12 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
     _ operation: () async throws(Failure) -> Output
   ) async throws(Failure) -> Output {
     var box = checkOut(world)
-    let result: Result<Output, Failure> = await Self.$box.withValue(
-      box,
-      operation: {
-        do throws(Failure) {
-          return .success(try await operation())
-        } catch {
-          return .failure(error)
-        }
-      },
-      isolation: isolation
-    )
-    checkIn(&box)
-    return try result.get()
+    defer { checkIn(&box) }
+    do {
+      return try await Self.$box.withValue(box, operation: operation, isolation: isolation)
+    } catch {
+      throw error as! Failure
+    }
   }
 
   /// Takes a box from the pool, or makes one, and puts `world` in it.
