@@ -1,4 +1,4 @@
-/// The world the code that reads it lives in: the innermost ``withWorld(_:operation:)`` scope's
+/// The world the code that reads it lives in: the innermost `withWorld(_:operation:)` scope's
 /// world, else the global world.
 ///
 /// Read it anywhere instead of calling `Date()`, `Locale.current`, `UUID()` or a singleton:

@@ -56,12 +56,12 @@ public struct KeyValueStore: Sendable {
   ///   is a programmer error: the program stops with a message naming it.
   /// - Returns: A store reading and writing those user defaults.
   public static func userDefaults(suiteName: String? = nil) -> KeyValueStore {
-    guard let defaults = suiteName == nil ? .standard : UserDefaults(suiteName: suiteName) else {
+    guard let backend = UserDefaultsBackend(suiteName: suiteName) else {
       preconditionFailure(
         "KeyValueStore.userDefaults(suiteName:): UserDefaults refused the suite name "
           + "\"\(suiteName ?? "")\"")
     }
-    return KeyValueStore(backend: UserDefaultsBackend(defaults))
+    return KeyValueStore(backend: backend)
   }
 
   /// Stores `value` under `key`, replacing any value stored there.

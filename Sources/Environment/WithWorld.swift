@@ -34,7 +34,7 @@ public func withWorld<Output, Failure: Error>(
 ///
 /// `modify` receives a copy of the current world (the innermost scope's, else the global one)
 /// and changes it; `operation` then runs in a scope with the changed world, exactly as with
-/// ``withWorld(_:operation:)``. If `modify` throws, `operation` does not run.
+/// `withWorld(_:operation:)`. If `modify` throws, `operation` does not run.
 ///
 /// ```swift
 /// withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
@@ -92,7 +92,7 @@ public func withWorld<Output, Failure: Error>(
 /// and returns its result.
 ///
 /// `modify` changes a copy of the current world; `operation` then runs in a scope with it, as
-/// with ``withWorld(_:isolation:operation:)``. If `modify` throws, `operation` does not run.
+/// with `withWorld(_:isolation:operation:)`. If `modify` throws, `operation` does not run.
 ///
 /// ```swift
 /// await withWorld({ $0.date = { .distantPast } }) {

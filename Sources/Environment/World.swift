@@ -4,7 +4,7 @@ import Foundation
 /// user's languages, new UUIDs, persistent storage, and the app's own clients.
 ///
 /// Read the world through ``Current`` instead of calling `Date()`, `Locale.current` or a
-/// singleton, and a test can replace any of it with ``withWorld(_:operation:)``:
+/// singleton, and a test can replace any of it with `withWorld(_:operation:)`:
 ///
 /// ```swift
 /// Current.date()                                   // now, in the live world

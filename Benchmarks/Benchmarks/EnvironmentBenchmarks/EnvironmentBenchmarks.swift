@@ -1,5 +1,7 @@
 // TinyEnvironment: reading `Current` and entering a scope, each paired with the common ways to
-// hold a world: a `Mutex`-guarded global, a `@TaskLocal`, and swift-dependencies.
+// hold a world: a `Mutex`-guarded global, a `@TaskLocal`, and swift-dependencies. Every read
+// takes the `locale` field (a struct holding one reference), the same field in every variant;
+// reading a closure field such as `date` into `blackHole` would add a reabstraction allocation.
 
 import Benchmark
 import BenchmarkSupport
@@ -31,27 +33,16 @@ enum PlainWorldLocal {
   @TaskLocal static var world = PlainWorld()
 }
 
-/// The same clock as a swift-dependencies dependency.
-enum BenchmarkDateKey: DependencyKey {
-  static let liveValue: @Sendable () -> Date = { Date(timeIntervalSinceReferenceDate: 0) }
-}
-
-extension DependencyValues {
-  var benchmarkDate: @Sendable () -> Date {
-    get { self[BenchmarkDateKey.self] }
-    set { self[BenchmarkDateKey.self] = newValue }
-  }
-}
-
-/// A model reading its clock through swift-dependencies' property wrapper.
+/// A model reading its locale through swift-dependencies' property wrapper.
 struct DependencyReader: Sendable {
-  @Dependency(\.benchmarkDate) var date
+  @Dependency(\.locale) var locale
 }
 
 let dependencyReader = DependencyReader()
 let mockWorld = World.mock
 let plainWorld = PlainWorld()
 let replacementDate: @Sendable () -> Date = { .distantPast }
+let replacementLocale = Locale(identifier: "es_ES")
 
 /// Keeps a `withWorld` scope open on another thread while `body` runs, so that reads pay for
 /// the task-local lookup although the reading code itself is in no scope.
@@ -86,14 +77,14 @@ let benchmarks: @Sendable () -> Void = {
     "read a field, no scope anywhere",
     calibrate: true,
     baseline: Variant("Mutex global, one field") {
-      blackHole(mutexWorld.mutex.withLock { $0.date })
+      blackHole(mutexWorld.mutex.withLock { $0.locale })
     },
-    Variant("TinyEnvironment Current.date") { blackHole(Current.date) },
+    Variant("TinyEnvironment Current.locale") { blackHole(Current.locale) },
     Variant("Mutex global, whole struct copied") {
-      blackHole(mutexWorld.mutex.withLock { $0 }.date)
+      blackHole(mutexWorld.mutex.withLock { $0 }.locale)
     },
-    Variant("@TaskLocal struct, one field") { blackHole(PlainWorldLocal.world.date) },
-    Variant("swift-dependencies @Dependency") { blackHole(dependencyReader.date) }
+    Variant("@TaskLocal struct, one field") { blackHole(PlainWorldLocal.world.locale) },
+    Variant("swift-dependencies @Dependency") { blackHole(dependencyReader.locale) }
   )
 
   // Reading inside a scope that stays open for the whole sample: the scope wraps the loop, so
@@ -102,23 +93,23 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("\(insideScope) · @TaskLocal struct, one field") { benchmark in
     PlainWorldLocal.$world.withValue(plainWorld) {
       benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.date) }
+      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.locale) }
       benchmark.stopMeasurement()
     }
   }
-  Benchmark("\(insideScope) · TinyEnvironment Current.date") { benchmark in
+  Benchmark("\(insideScope) · TinyEnvironment Current.locale") { benchmark in
     withWorld(mockWorld) {
       benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations { blackHole(Current.date) }
+      for _ in benchmark.scaledIterations { blackHole(Current.locale) }
       benchmark.stopMeasurement()
     }
   }
   Benchmark("\(insideScope) · swift-dependencies @Dependency") { benchmark in
     withDependencies {
-      $0.benchmarkDate = replacementDate
+      $0.locale = replacementLocale
     } operation: {
       benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations { blackHole(dependencyReader.date) }
+      for _ in benchmark.scaledIterations { blackHole(dependencyReader.locale) }
       benchmark.stopMeasurement()
     }
   }
@@ -128,14 +119,14 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("\(elsewhere) · @TaskLocal struct, one field") { benchmark in
     withScopeOpenElsewhere {
       benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.date) }
+      for _ in benchmark.scaledIterations { blackHole(PlainWorldLocal.world.locale) }
       benchmark.stopMeasurement()
     }
   }
-  Benchmark("\(elsewhere) · TinyEnvironment Current.date") { benchmark in
+  Benchmark("\(elsewhere) · TinyEnvironment Current.locale") { benchmark in
     withScopeOpenElsewhere {
       benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations { blackHole(Current.date) }
+      for _ in benchmark.scaledIterations { blackHole(Current.locale) }
       benchmark.stopMeasurement()
     }
   }
@@ -143,17 +134,19 @@ let benchmarks: @Sendable () -> Void = {
   compare(
     "enter a scope, read, leave",
     baseline: Variant("@TaskLocal withValue, read") {
-      PlainWorldLocal.$world.withValue(plainWorld) { blackHole(PlainWorldLocal.world.date) }
+      PlainWorldLocal.$world.withValue(plainWorld) { blackHole(PlainWorldLocal.world.locale) }
     },
     Variant("TinyEnvironment withWorld(world)") {
-      withWorld(mockWorld) { blackHole(Current.date) }
+      withWorld(mockWorld) { blackHole(Current.locale) }
     },
     Variant("TinyEnvironment withWorld { $0.date = ... }") {
-      withWorld({ $0.date = replacementDate }) { blackHole(Current.date) }
+      withWorld({ $0.date = replacementDate }) { blackHole(Current.locale) }
     },
     Variant("swift-dependencies withDependencies") {
-      withDependencies { $0.benchmarkDate = replacementDate } operation: {
-        blackHole(dependencyReader.date)
+      withDependencies {
+        $0.locale = replacementLocale
+      } operation: {
+        blackHole(dependencyReader.locale)
       }
     }
   )
@@ -164,27 +157,27 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("\(inTask) · @TaskLocal withValue, read") { benchmark async in
     for _ in benchmark.scaledIterations {
       await PlainWorldLocal.$world.withValue(plainWorld) { () async in
-        blackHole(PlainWorldLocal.world.date)
+        blackHole(PlainWorldLocal.world.locale)
       }
     }
   }
   Benchmark("\(inTask) · TinyEnvironment withWorld(world)") { benchmark async in
     for _ in benchmark.scaledIterations {
-      await withWorld(mockWorld) { () async in blackHole(Current.date) }
+      await withWorld(mockWorld) { () async in blackHole(Current.locale) }
     }
   }
   Benchmark("\(inTask) · TinyEnvironment withWorld(world), synchronous form") {
     benchmark async in
     for _ in benchmark.scaledIterations {
-      withWorld(mockWorld) { blackHole(Current.date) }
+      withWorld(mockWorld) { blackHole(Current.locale) }
     }
   }
   Benchmark("\(inTask) · swift-dependencies withDependencies") { benchmark async in
     for _ in benchmark.scaledIterations {
       await withDependencies {
-        $0.benchmarkDate = replacementDate
+        $0.locale = replacementLocale
       } operation: { () async in
-        blackHole(dependencyReader.date)
+        blackHole(dependencyReader.locale)
       }
     }
   }

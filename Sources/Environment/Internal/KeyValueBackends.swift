@@ -27,13 +27,22 @@ final class InMemoryBackend: KeyValueBackend, @unchecked Sendable {  // safe: `v
   }
 }
 
-/// Values in the user defaults.
+/// Values in the user defaults of one suite (`nil`: the standard user defaults).
+///
+/// Keeps the suite's name rather than the `UserDefaults` object, which is `Sendable` in some
+/// SDKs and explicitly not in others; user defaults cache their suites, so looking one up per
+/// call is cheap.
 final class UserDefaultsBackend: KeyValueBackend {
-  /// Documented thread-safe by Foundation, but not declared `Sendable` by every SDK.
-  nonisolated(unsafe) private let defaults: UserDefaults
+  private let suiteName: String?
 
-  init(_ defaults: UserDefaults) {
-    self.defaults = defaults
+  /// Returns `nil` when the system refuses the suite's name.
+  init?(suiteName: String?) {
+    guard suiteName == nil || UserDefaults(suiteName: suiteName) != nil else { return nil }
+    self.suiteName = suiteName
+  }
+
+  private var defaults: UserDefaults {
+    suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard
   }
 
   func set(_ value: any Sendable, forKey key: String) {
@@ -58,7 +67,7 @@ enum PropertyList {
       // Apple platforms hand back numbers and booleans as NSNumber.
       if type(of: object) is NSNumber.Type, let number = object as? NSNumber {
         if CFGetTypeID(number) == CFBooleanGetTypeID() { return number.boolValue }
-        if CFNumberIsFloatType(number) { return number.doubleValue }
+        if CFNumberIsFloatType(number as CFNumber) { return number.doubleValue }
         return number.intValue
       }
     #endif
