@@ -54,6 +54,7 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
   }
 
   /// Runs `operation` in a new scope whose world is `world`.
+  @inline(__always)
   func run<Output, Failure: Error>(
     _ world: World, _ operation: () throws(Failure) -> Output
   ) throws(Failure) -> Output {
@@ -69,6 +70,7 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
   }
 
   /// Runs `operation` in a new scope whose world is `world`, on `isolation`.
+  @inline(__always)
   func run<Output, Failure: Error>(
     _ world: World,
     isolation: isolated (any Actor)?,
