@@ -140,6 +140,27 @@ import TinyEnvironment
     }
   }
 
+  @Test func childTasksAssigningTheSharedScopeAtOnceAreSafe() async {
+    let (world, marker) = markedWorld()
+    await withWorld(world) {
+      await withTaskGroup(of: Void.self) { group in
+        for child in 0..<8 {
+          group.addTask {
+            for round in 0..<200 {
+              let stamp = Date(timeIntervalSince1970: Double(child * 1_000 + round))
+              Current.date = { stamp }
+              _ = Current.date()
+            }
+          }
+        }
+      }
+      // Assignments race (the last write wins), but every one is a whole world.
+      let final = Current.date().timeIntervalSince1970
+      #expect(final.truncatingRemainder(dividingBy: 1_000) == 199)
+      #expect(currentMarker == marker)
+    }
+  }
+
   @Test func anUnstructuredTaskKeepsItsScopeAfterTheScopeEnds() async {
     let (world, marker) = markedWorld()
     let gate = Gate()
