@@ -126,16 +126,20 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
   @Test func theInMemoryStoreWritesNoFile() throws {
     // The suite is serialized, so no other test writes user defaults meanwhile.
+    let defaultsFolder = try userDefaultsFolder()
     let watched =
-      try [userDefaultsFolder(), FileManager.default.homeDirectoryForCurrentUser]
+      [defaultsFolder, FileManager.default.homeDirectoryForCurrentUser]
       + [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
     let before = watched.map(entries)
+    let plistsBefore = plistDates(defaultsFolder)
     let store = KeyValueStore.inMemory()
     for index in 0..<100 { store.set(["value": index], forKey: "key \(index)") }
     store.removeValue(forKey: "key 0")
     #expect(store.value(forKey: "key 1") as? [String: Int] == ["value": 1])
     withWorld(.mock) { Current.storage.set("mock", forKey: "key") }
     #expect(watched.map(entries) == before)
+    // No new file, and no existing user-defaults file (the standard one included) written.
+    #expect(plistDates(defaultsFolder) == plistsBefore)
   }
 
   @Test func theUserDefaultsStoreDoesWriteAFile() throws {
@@ -180,6 +184,17 @@ func userDefaultsFolder() throws -> URL {
 }
 
 struct ProbeNotFound: Error {}
+
+/// The property-list files directly in `folder`, with the dates they were last modified.
+func plistDates(_ folder: URL) -> [String: Date] {
+  var dates: [String: Date] = [:]
+  for name in entries(folder) where name.hasSuffix(".plist") {
+    let path = folder.appendingPathComponent(name).path
+    dates[name] =
+      (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+  }
+  return dates
+}
 
 /// The names of the entries directly in `folder`.
 func entries(_ folder: URL) -> Set<String> {
