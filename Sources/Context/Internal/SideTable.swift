@@ -1,0 +1,150 @@
+/// The contexts of objects that do not store their own, keyed by object identity: a pure
+/// value, kept behind a lock by ``ContextTable``.
+///
+/// **Identity.** Each slot holds its owner two ways. A `weak` reference tells whether the
+/// owner is still alive. An `unowned` reference keeps the owner's memory block allocated —
+/// never its contents: its `deinit` runs as usual — until the slot is reclaimed, so no new
+/// object can be placed at a dead owner's address while its slot exists, and a lookup by
+/// address can only find the slot of the very object asked about. (On Apple platforms an
+/// `unowned` reference to an Objective-C object does not keep its memory, so there a lookup
+/// also compares the weak reference with the object.)
+///
+/// **Reclaiming.** A cursor walks the slots, one slot every `lookupsPerSweepStep` lookups and
+/// two slots on every insertion, and removes the slots whose owner is gone, moving the last
+/// slot into the gap (and examining it next). Each examined slot shortens the rest of the
+/// current pass by one and each insertion lengthens it by one, so every `lookupsPerSweepStep`
+/// operations shorten it by at least one. A pass over *n* slots therefore ends within
+/// `lookupsPerSweepStep` × *n* operations, and a slot whose owner dies when the table holds *n*
+/// slots is reclaimed within `3 × lookupsPerSweepStep × n` operations: the rest of the current
+/// pass (at most *n* slots), then one whole pass (at most 2*n* slots, as at most *n* were
+/// inserted meanwhile). Every operation does O(1) work for this.
+///
+/// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the arrays
+/// and the dictionary are rebuilt at twice the count, so a table that once held many owners
+/// does not keep their memory (amortized O(1): the rebuild follows at least as many removals).
+struct SideTable {
+  /// One sweep step per this many lookups; insertions take two steps each.
+  static let lookupsPerSweepStep = 4
+  /// The positions' capacity below which the table never shrinks.
+  static let minimumCapacity = 64
+
+  /// One owner's context.
+  struct Slot {
+    let id: ObjectIdentifier
+    /// Tells whether the owner is alive.
+    weak var owner: AnyObject?
+    /// Keeps the owner's memory block (not the owner) so its address cannot be reused. Never
+    /// read.
+    unowned let pin: AnyObject
+    let storage: ContextStorage
+
+    init(owner: AnyObject, storage: ContextStorage) {
+      self.id = ObjectIdentifier(owner)
+      self.owner = owner
+      self.pin = owner
+      self.storage = storage
+    }
+  }
+
+  /// References that an operation hands back to be released after the lock: owners loaded to
+  /// test whether they are alive (releasing the last reference to one runs its `deinit`), and
+  /// reclaimed contexts (releasing one releases its values).
+  struct Leftovers {
+    private var first: AnyObject?
+    private var second: AnyObject?
+    private var more: [AnyObject] = []
+
+    mutating func keep(_ object: AnyObject) {
+      if first == nil {
+        first = object
+      } else if second == nil {
+        second = object
+      } else {
+        more.append(object)
+      }
+    }
+  }
+
+  private var slots: [Slot] = []
+  private var positions: [ObjectIdentifier: Int] = [:]
+  private var cursor = 0
+  private var lookupsSinceSweepStep = 0
+
+  /// The number of slots, whether or not their owners are alive.
+  var count: Int { slots.count }
+
+  /// The number of slots the positions have room for before they grow.
+  var capacity: Int { positions.capacity }
+
+  /// Finds `owner`'s context, or with `creating`, creates it if there is none; advances the
+  /// sweep.
+  mutating func storage(
+    for owner: AnyObject, creating: Bool, leftovers: inout Leftovers
+  ) -> ContextStorage? {
+    let id = ObjectIdentifier(owner)
+    var found: ContextStorage?
+    if let position = positions[id] {
+      #if canImport(ObjectiveC)
+        if slots[position].owner === owner {
+          found = slots[position].storage
+        } else {
+          leftovers.keep(removeSlot(at: position))
+        }
+      #else
+        found = slots[position].storage
+      #endif
+    }
+    if found == nil, creating {
+      let storage = ContextStorage()
+      positions[id] = slots.count
+      slots.append(Slot(owner: owner, storage: storage))
+      sweep(steps: 2, leftovers: &leftovers)
+      return storage
+    }
+    lookupsSinceSweepStep += 1
+    if lookupsSinceSweepStep == Self.lookupsPerSweepStep {
+      lookupsSinceSweepStep = 0
+      sweep(steps: 1, leftovers: &leftovers)
+    }
+    return found
+  }
+
+  /// Examines up to `steps` slots at the cursor, reclaiming those whose owner is gone.
+  private mutating func sweep(steps: Int, leftovers: inout Leftovers) {
+    for _ in 0..<steps {
+      if slots.isEmpty { break }
+      if cursor >= slots.count { cursor = 0 }
+      if let owner = slots[cursor].owner {
+        leftovers.keep(owner)
+        cursor += 1
+      } else {
+        leftovers.keep(removeSlot(at: cursor))
+      }
+    }
+    shrinkIfSparse()
+  }
+
+  /// Removes the slot at `position`, moving the last slot into its place; returns its context.
+  private mutating func removeSlot(at position: Int) -> ContextStorage {
+    let removed = slots[position]
+    positions[removed.id] = nil
+    let last = slots.count - 1
+    if position != last {
+      slots[position] = slots[last]
+      positions[slots[position].id] = position
+    }
+    slots.removeLast()
+    return removed.storage
+  }
+
+  private mutating func shrinkIfSparse() {
+    guard positions.capacity > Self.minimumCapacity, slots.count < positions.capacity / 4
+    else { return }
+    var compact: [Slot] = []
+    compact.reserveCapacity(slots.count * 2)
+    compact.append(contentsOf: slots)
+    slots = compact
+    positions = Dictionary(minimumCapacity: slots.count * 2)
+    for (position, slot) in slots.enumerated() { positions[slot.id] = position }
+  }
+}
