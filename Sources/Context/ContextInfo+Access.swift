@@ -21,11 +21,11 @@ extension ContextInfo {
   /// - Complexity: O(1) expected.
   public subscript<Value>(key: ContextKey<Value>) -> Value? {
     get {
-      existingStorage?.value(for: key) ?? key.defaultValue
+      value(for: key)
     }
     nonmutating set {
       if let newValue {
-        storageForWriting.store(ValueBox(newValue), for: .typed(key.id))
+        storageForWriting.setValue(newValue, for: key)
       } else {
         removeValue(for: key)
       }
@@ -55,7 +55,7 @@ extension ContextInfo {
     }
     nonmutating set {
       if let newValue {
-        storageForWriting.store(ValueBox<any Sendable>(newValue), for: .named(name))
+        storageForWriting.setValue(newValue, named: name)
       } else {
         removeValue(for: name)
       }
@@ -89,8 +89,8 @@ extension ContextInfo {
     if let stored = existingStorage?.value(for: key) {
       return stored
     }
-    let made = ValueBox(try makeValue())
-    return storageForWriting.insert(made, ifAbsentFor: key)
+    let made = try makeValue()
+    return storageForWriting.value(for: key, insertingIfAbsent: made)
   }
 
   /// Removes the value stored under `key` and returns it.
@@ -109,8 +109,7 @@ extension ContextInfo {
   /// - Complexity: O(1) expected.
   @discardableResult
   public func removeValue<Value>(for key: ContextKey<Value>) -> Value? {
-    guard let removed = existingStorage?.removeBox(for: .typed(key.id)) else { return nil }
-    return ContextStorage.unbox(removed, as: Value.self)
+    existingStorage?.removeValue(for: key)
   }
 
   /// Removes the value stored under `name` and returns it.
@@ -126,8 +125,7 @@ extension ContextInfo {
   /// - Complexity: O(1) expected.
   @discardableResult
   public func removeValue(for name: String) -> (any Sendable)? {
-    guard let removed = existingStorage?.removeBox(for: .named(name)) else { return nil }
-    return ContextStorage.unbox(removed, as: (any Sendable).self)
+    existingStorage?.removeValue(named: name)
   }
 
   /// Removes every value, typed and named.

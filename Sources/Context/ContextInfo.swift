@@ -25,15 +25,13 @@
 /// context on the first use that finds one; if the object is gone before that, it reads as
 /// empty and its first write makes a context of its own, attached to nothing.
 public struct ContextInfo: Sendable {
-  /// Where the values are.
-  private enum Source: Sendable {
-    /// A context that exists.
-    case storage(ContextStorage)
-    /// The context of an object that had none when this view was made.
-    case pending(PendingContext)
-  }
+  // Where the values are: exactly one of the two is set. (Two optionals rather than an enum:
+  // reading an enum's payload retained and released it, a third of an owner-held read.)
 
-  private let source: Source
+  /// The context, when it exists.
+  private let storage: ContextStorage?
+  /// The context of an object that had none when this view was made.
+  private let pending: PendingContext?
 
   /// Creates an empty context, for a class to hold in a stored property.
   ///
@@ -47,31 +45,33 @@ public struct ContextInfo: Sendable {
   /// Row().contextInfo["anything"]   // nil
   /// ```
   public init() {
-    source = .storage(ContextStorage())
+    self.init(storage: ContextStorage())
   }
 
   init(storage: ContextStorage) {
-    source = .storage(storage)
+    self.storage = storage
+    self.pending = nil
   }
 
   init(pending: PendingContext) {
-    source = .pending(pending)
+    self.storage = nil
+    self.pending = pending
+  }
+
+  /// The value stored under `key`, else the key's default.
+  func value<Value>(for key: ContextKey<Value>) -> Value? {
+    if pending != nil { return pending!.value(for: key) }
+    return storage!.value(for: key, orDefault: true)
   }
 
   /// The context, or `nil` when the object has none (reading must not create it).
   var existingStorage: ContextStorage? {
-    switch source {
-    case .storage(let storage): storage
-    case .pending(let pending): pending.storage(creating: false)
-    }
+    storage ?? pending!.storage(creating: false)
   }
 
   /// The context, created if the object has none.
   var storageForWriting: ContextStorage {
-    switch source {
-    case .storage(let storage): storage
     // With `creating`, a pending context always gives a storage.
-    case .pending(let pending): pending.storage(creating: true) ?? ContextStorage()
-    }
+    storage ?? pending!.storage(creating: true) ?? ContextStorage()
   }
 }

@@ -42,4 +42,9 @@ final class PendingContext: @unchecked Sendable {  // safe: `state` is only touc
       return found
     }
   }
+
+  /// The value stored under `key` in the object's context, else the key's default.
+  func value<Value>(for key: ContextKey<Value>) -> Value? {
+    storage(creating: false)?.value(for: key) ?? key.defaultValue
+  }
 }
