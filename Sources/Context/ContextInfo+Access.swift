@@ -81,11 +81,13 @@ extension ContextInfo {
   ///   - key: The key the value is filed under.
   ///   - makeValue: Makes the value to store when none is stored.
   /// - Returns: The value stored under `key` when the call returns.
-  /// - Throws: What `makeValue` throws; then nothing is stored.
+  /// - Throws: What `makeValue` throws (only if it throws); then nothing is stored.
   /// - Complexity: O(1) expected, plus `makeValue` when it runs.
-  public func value<Value, Failure: Error>(
-    for key: ContextKey<Value>, orInsert makeValue: @autoclosure () throws(Failure) -> Value
-  ) throws(Failure) -> Value {
+  public func value<Value>(
+    for key: ContextKey<Value>, orInsert makeValue: @autoclosure () throws -> Value
+  ) rethrows -> Value {
+    // `rethrows`, not typed throws: with an autoclosure, the error type of a non-throwing
+    // argument is not inferred, so `orInsert: Data()` would not compile.
     if let stored = existingStorage?.value(for: key) {
       return stored
     }

@@ -1,0 +1,107 @@
+import Foundation
+import TinyContext
+
+/// A value whose release a test can observe through a weak reference.
+final class Probe: Sendable, CustomStringConvertible {
+  let id: Int
+
+  init(_ id: Int = 0) {
+    self.id = id
+  }
+
+  var description: String { "Probe(\(id))" }
+}
+
+/// A pure Swift class that carries the default context (the side table on Linux).
+final class Model: ContextCarrying, Sendable {}
+
+/// A class that owns its context: exact lifetime, the fastest reads.
+final class OwnerHeld: ContextCarrying {
+  let contextInfo = ContextInfo()
+}
+
+/// A value that holds a strong reference to an object: a context value referencing its owner.
+final class Holder: Sendable {
+  let object: Model
+
+  init(_ object: Model) {
+    self.object = object
+  }
+}
+
+/// A value whose `deinit` reads and writes a context, to prove values are released outside
+/// the context's lock (under it, the nested access would deadlock).
+final class ReentrantValue: Sendable {
+  let context: ContextInfo
+  let key: ContextKey<Int>
+
+  init(context: ContextInfo, key: ContextKey<Int>) {
+    self.context = context
+    self.key = key
+  }
+
+  deinit {
+    context[key] = (context[key] ?? 0) + 1
+  }
+}
+
+/// Collects the chunks of a response, from any thread.
+final class ResponseBuffer: @unchecked Sendable {  // safe: `data` is only touched under `lock`
+  private let lock = NSLock()
+  private var data = Data()
+
+  func append(_ chunk: Data) {
+    lock.lock()
+    data.append(chunk)
+    lock.unlock()
+  }
+
+  var bytes: Data {
+    lock.lock()
+    defer { lock.unlock() }
+    return data
+  }
+}
+
+/// A counter that many threads can bump.
+final class Counter: @unchecked Sendable {  // safe: `value` is only touched under `lock`
+  private let lock = NSLock()
+  private var count = 0
+
+  func increment() {
+    lock.lock()
+    count += 1
+    lock.unlock()
+  }
+
+  var value: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return count
+  }
+}
+
+/// Weak references to objects, to check which ones were released.
+struct WeakReferences {
+  private final class Reference {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+  }
+
+  private var references: [Reference] = []
+
+  mutating func watch(_ object: AnyObject) {
+    references.append(Reference(object))
+  }
+
+  /// The number of watched objects still alive.
+  var aliveCount: Int {
+    references.filter { $0.object != nil }.count
+  }
+}
+
+/// Runs `body` on `threads` threads at once, each with its index, and returns when all are
+/// done.
+func onThreads(_ threads: Int, _ body: @Sendable (Int) -> Void) {
+  DispatchQueue.concurrentPerform(iterations: threads, execute: body)
+}
