@@ -97,12 +97,13 @@ struct SideTable {
       #endif
     }
     if found == nil, creating {
+      // Sweep first, so that the two steps never spend themselves on the new slot.
+      sweep(steps: 2, leftovers: &leftovers)
       let storage = ContextStorage()
       positions[id] = ids.count
       ids.append(id)
       owners.append(Owner(owner))
       storages.append(storage)
-      sweep(steps: 2, leftovers: &leftovers)
       return storage
     }
     lookupsSinceSweepStep += 1

@@ -16,15 +16,15 @@ final class Probe: Sendable, CustomStringConvertible {
 final class Model: ContextCarrying, Sendable {}
 
 /// A class that owns its context: exact lifetime, the fastest reads.
-final class OwnerHeld: ContextCarrying {
+final class OwnerHeld: ContextCarrying, Sendable {
   let contextInfo = ContextInfo()
 }
 
 /// A value that holds a strong reference to an object: a context value referencing its owner.
 final class Holder: Sendable {
-  let object: Model
+  let object: any AnyObject & Sendable
 
-  init(_ object: Model) {
+  init(_ object: any AnyObject & Sendable) {
     self.object = object
   }
 }
