@@ -32,7 +32,7 @@ import Foundation
 /// side allocation for its reference counts from then on.
 ///
 /// The table is thread-safe; its lock is never held while values are released.
-public final class ContextTable: @unchecked Sendable {  // safe: `table` is only touched under `lock`
+public final class ContextTable: @unchecked Sendable {  // safe: `table` is only used under `lock`
   /// The table behind the default ``ContextCarrying/contextInfo`` on platforms without the
   /// Objective-C runtime (Linux).
   ///

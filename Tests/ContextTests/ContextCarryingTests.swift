@@ -129,9 +129,10 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
     #expect(rows.map(\.isExpanded) == [false, true, false, false, false, true])
     #if !canImport(ObjectiveC)
       // Rows that were only read have no entry in the shared table.
-      #expect(rows.map { ContextTable.shared.hasContext(for: $0) } == [
-        false, true, false, false, true, true,
-      ])
+      #expect(
+        rows.map { ContextTable.shared.hasContext(for: $0) } == [
+          false, true, false, false, true, true,
+        ])
     #endif
   }
 

@@ -11,18 +11,18 @@ struct Boom: Error, Equatable {}
 @Suite struct ContextInfoTests {
   /// Rows: the key's default, a value stored first, what is then assigned (`.some(nil)` is
   /// `= nil`), the read afterwards, and whether the context is empty afterwards.
-  static let subscriptTable: [(default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)] =
-    [
-      (nil, nil, .none, nil, true),
-      (5, nil, .none, 5, true),  // the default, without storing it
-      (nil, 1, .none, 1, false),
-      (5, 1, .none, 1, false),  // a stored value wins over the default
-      (nil, 1, .some(nil), nil, true),  // = nil removes
-      (5, 1, .some(nil), 5, true),  // after removal, the default again
-      (5, nil, .some(nil), 5, true),  // removing nothing changes nothing
-      (5, nil, .some(5), 5, false),  // storing the default's value stores it
-      (nil, 1, .some(2), 2, false),  // replacing
-    ]
+  typealias SubscriptRow = (default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)
+  static let subscriptTable: [SubscriptRow] = [
+    (nil, nil, .none, nil, true),
+    (5, nil, .none, 5, true),  // the default, without storing it
+    (nil, 1, .none, 1, false),
+    (5, 1, .none, 1, false),  // a stored value wins over the default
+    (nil, 1, .some(nil), nil, true),  // = nil removes
+    (5, 1, .some(nil), 5, true),  // after removal, the default again
+    (5, nil, .some(nil), 5, true),  // removing nothing changes nothing
+    (5, nil, .some(5), 5, false),  // storing the default's value stores it
+    (nil, 1, .some(2), 2, false),  // replacing
+  ]
 
   @Test(arguments: ContextKind.allCases)
   func typedSubscript(kind: ContextKind) {
@@ -39,13 +39,13 @@ struct Boom: Error, Equatable {}
 
   /// Rows: the key's default, a value stored first, the value offered, the result, and how
   /// many times the value was made.
-  static let getOrInsertTable: [(default: Int?, stored: Int?, offered: Int, result: Int, made: Int)] =
-    [
-      (nil, nil, 3, 3, 1),
-      (nil, 1, 3, 1, 0),  // stored: returned, nothing made
-      (9, nil, 3, 3, 1),  // the default plays no part
-      (9, 1, 3, 1, 0),
-    ]
+  typealias GetOrInsertRow = (default: Int?, stored: Int?, offered: Int, result: Int, made: Int)
+  static let getOrInsertTable: [GetOrInsertRow] = [
+    (nil, nil, 3, 3, 1),
+    (nil, 1, 3, 1, 0),  // stored: returned, nothing made
+    (9, nil, 3, 3, 1),  // the default plays no part
+    (9, 1, 3, 1, 0),
+  ]
 
   @Test(arguments: ContextKind.allCases)
   func valueForOrInsert(kind: ContextKind) {

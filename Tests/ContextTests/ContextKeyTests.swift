@@ -55,7 +55,8 @@ import TinyContext
   }
 
   @Test func describesItsValueType() {
-    #expect(ContextKey<[String: Int]>("map").description == "ContextKey<Dictionary<String, Int>>(\"map\")")
+    let map = ContextKey<[String: Int]>("map")
+    #expect(map.description == "ContextKey<Dictionary<String, Int>>(\"map\")")
     #expect(ContextKey<Int?>("maybe").description == "ContextKey<Optional<Int>>(\"maybe\")")
   }
 }
