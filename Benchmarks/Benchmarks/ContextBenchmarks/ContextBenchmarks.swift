@@ -78,21 +78,24 @@ final class Cycle<Element> {
 
 let key = ContextKey<Int>("value")
 
-/// Registers the side-table read benchmarks for `count` owners.
-func sideTableReads(owners count: Int) {
+/// Registers the side-table read benchmarks for `count` owners; without `stored`, the owners
+/// never stored anything (the miss path, which creates nothing).
+func sideTableReads(owners count: Int, stored: Bool = true) {
   let owners = (0..<count).map { _ in Owner() }
   let table = ContextTable()
   let plain = PlainSideTable()
-  for (index, owner) in owners.enumerated() {
-    table.contextInfo(for: owner)[key] = index
-    plain.setValue(index, for: key, of: owner)
-    owner.contextInfo[key] = index
+  if stored {
+    for (index, owner) in owners.enumerated() {
+      table.contextInfo(for: owner)[key] = index
+      plain.setValue(index, for: key, of: owner)
+      owner.contextInfo[key] = index
+    }
   }
   let forPlain = Cycle(owners)
   let forTable = Cycle(owners)
   let forDefault = Cycle(owners)
   compare(
-    "side-table read, \(count.formatted()) owners",
+    "side-table read, \(stored ? "" : "no context, ")\(count.formatted()) owners",
     baseline: Variant("plain lock-protected dictionary") {
       blackHole(plain.value(for: key, of: forPlain.next()))
     },
@@ -145,21 +148,7 @@ let benchmarks: @Sendable () -> Void = {
   sideTableReads(owners: 1_000)
   sideTableReads(owners: 100_000)
 
-  // Reads of objects that never stored anything: the miss path, which creates nothing.
-  let strangers = (0..<1_000).map { _ in Owner() }
-  let missTable = ContextTable()
-  let missPlain = PlainSideTable()
-  let strangersForPlain = Cycle(strangers)
-  let strangersForTable = Cycle(strangers)
-  compare(
-    "side-table read, no context, 1,000 owners",
-    baseline: Variant("plain lock-protected dictionary") {
-      blackHole(missPlain.value(for: key, of: strangersForPlain.next()))
-    },
-    Variant("TinyContext ContextTable") {
-      blackHole(missTable.contextInfo(for: strangersForTable.next())[key])
-    }
-  )
+  sideTableReads(owners: 1_000, stored: false)
 
   let writers = (0..<1_000).map { _ in Owner() }
   let writeTable = ContextTable()
