@@ -13,11 +13,22 @@ import TinyContext
       let (info, keepAlive) = kind.make()
       let key = ContextKey<Counter>("counter")
       let identities = IdentitySet()
-      onThreads(Self.threads) { _ in
-        let counter = info.value(for: key, orInsert: Counter())
+      // Every caller finds nothing and makes a counter; none stores before all have made
+      // theirs, so they all race to store.
+      let allMade = Barrier(parties: Self.threads)
+      let made = Counter()
+      onDedicatedThreads(Self.threads) { _ in
+        let counter = info.value(
+          for: key,
+          orInsert: {
+            made.increment()
+            if !allMade.arriveAndWait() { Issue.record("the callers never all arrived") }
+            return Counter()
+          }())
         counter.increment()
         identities.insert(counter)
       }
+      #expect(made.value == Self.threads)
       #expect(identities.count == 1)
       #expect(info[key]?.value == Self.threads)
       withExtendedLifetime(keepAlive) {}
@@ -63,9 +74,11 @@ import TinyContext
     for owner in live {
       #expect(table.contextInfo(for: owner)[key]?.value == expected)
     }
+    // The passing owners' leftover entries are reclaimed within the stated bound.
     let probe = Model()
+    let bound = 12 * table.count
     var operations = 0
-    while table.count > live.count, operations < 1_000_000 {
+    while table.count > live.count, operations < bound {
       _ = table.hasContext(for: probe)
       operations += 1
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TinyContext
 
 /// A value whose release a test can observe through a weak reference.
@@ -104,4 +105,58 @@ struct WeakReferences {
 /// done.
 func onThreads(_ threads: Int, _ body: @Sendable (Int) -> Void) {
   DispatchQueue.concurrentPerform(iterations: threads, execute: body)
+}
+
+/// Runs `body` on `threads` new threads, all alive at once (unlike `concurrentPerform`, which
+/// may run fewer at a time than there are iterations), and returns when all are done.
+///
+/// Bounded: if the threads are not all done within `timeout`, it records a failure and
+/// returns (the stuck threads are left behind, the test does not hang).
+func onDedicatedThreads(
+  _ threads: Int, timeout: DispatchTimeInterval = .seconds(10),
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: @escaping @Sendable (Int) -> Void
+) {
+  let done = DispatchSemaphore(value: 0)
+  for index in 0..<threads {
+    Thread {
+      body(index)
+      done.signal()
+    }.start()
+  }
+  let deadline = DispatchTime.now() + timeout
+  for finished in 0..<threads where done.wait(timeout: deadline) == .timedOut {
+    Issue.record(
+      "onDedicatedThreads: \(threads - finished) of \(threads) threads still running after \(timeout)",
+      sourceLocation: sourceLocation)
+    return
+  }
+}
+
+/// Blocks each caller of `arriveAndWait()` until `parties` callers have arrived, or until a
+/// timeout, so that a broken test fails instead of hanging.
+final class Barrier: @unchecked Sendable {  // safe: `arrived` is only touched under `condition`
+  private let condition = NSCondition()
+  private let parties: Int
+  private let timeout: TimeInterval
+  private var arrived = 0
+
+  init(parties: Int, timeout: TimeInterval = 10) {
+    self.parties = parties
+    self.timeout = timeout
+  }
+
+  /// Returns `true` when all parties arrived, `false` after the timeout.
+  @discardableResult
+  func arriveAndWait() -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    condition.lock()
+    defer { condition.unlock() }
+    arrived += 1
+    if arrived == parties { condition.broadcast() }
+    while arrived < parties {
+      if !condition.wait(until: deadline) { return arrived >= parties }
+    }
+    return true
+  }
 }
