@@ -21,11 +21,12 @@ import Foundation
 /// an object that has no context creates no entry; the first write does. Entries whose object
 /// is gone are reclaimed as the table is used: each lookup advances a sweep, so an entry whose
 /// object dies while the table holds *n* entries is reclaimed within 12 *n* further lookups
-/// or insertions (each one does O(1) work for it). Reclaiming an entry releases its values,
-/// unless a ``ContextInfo`` you kept still refers to them. Until then the entry also keeps the
-/// dead object's memory block allocated (its `deinit` has run; what it referenced is already
-/// released), which is what rules out address reuse. A table shrinks its storage when most of
-/// its entries are gone.
+/// or insertions (each one does O(1) work for it: a sweep step passes over consecutive dead
+/// entries, up to 8, so many dead entries go faster than one by one). Reclaiming an entry
+/// releases its values, unless a ``ContextInfo`` you kept still refers to them. Until then the
+/// entry also keeps the dead object's memory block allocated (its `deinit` has run; what it
+/// referenced is already released), which is what rules out address reuse. A table shrinks its
+/// storage when most of its entries are gone.
 ///
 /// **Cost.** Objects in a table must support weak references (every Swift object does, and
 /// nearly every Objective-C one). On Linux, an object that has been weakly referenced keeps a

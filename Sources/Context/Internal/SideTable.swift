@@ -9,15 +9,18 @@
 /// `unowned` reference to an Objective-C object does not keep its memory, so there a lookup
 /// also compares the weak reference with the object.)
 ///
-/// **Reclaiming.** A cursor walks the slots, one slot every `lookupsPerSweepStep` lookups and
-/// two slots on every insertion, and removes the slots whose owner is gone, moving the last
-/// slot into the gap (and examining it next). Each examined slot shortens the rest of the
-/// current pass by one and each insertion lengthens it by one, so every `lookupsPerSweepStep`
-/// operations shorten it by at least one. A pass over *n* slots therefore ends within
-/// `lookupsPerSweepStep` × *n* operations, and a slot whose owner dies when the table holds *n*
-/// slots is reclaimed within `3 × lookupsPerSweepStep × n` operations: the rest of the current
-/// pass (at most *n* slots), then one whole pass (at most 2*n* slots, as at most *n* were
-/// inserted meanwhile). Every operation does O(1) work for this.
+/// **Reclaiming.** A cursor walks the slots, one step every `lookupsPerSweepStep` lookups and
+/// two steps on every insertion, and removes the slots whose owner is gone, moving the last
+/// slot into the gap (and examining it next). A step examines one slot, and goes on while the
+/// slots it examines are dead, up to `reclaimsPerStep` of them, so that a crowd of dead owners
+/// goes several times faster, still at O(1) work per operation. Each examined slot shortens
+/// the rest of the current pass by one and each insertion lengthens it by one, so every
+/// `lookupsPerSweepStep` operations shorten it by at least one. A pass over *n* slots
+/// therefore ends within `lookupsPerSweepStep` × *n* operations, and a slot whose owner dies
+/// when the table holds *n* slots is reclaimed within `3 × lookupsPerSweepStep × n`
+/// operations: the rest of the current pass (at most *n* slots), then one whole pass (at most
+/// 2*n* slots, as at most *n* were inserted meanwhile). Every operation does O(1) work for
+/// this: at most `2 × reclaimsPerStep` slots.
 ///
 /// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the arrays
 /// and the dictionary are rebuilt at twice the count, so a table that once held many owners
@@ -25,6 +28,8 @@
 struct SideTable {
   /// One sweep step per this many lookups; insertions take two steps each.
   static let lookupsPerSweepStep = 4
+  /// The most dead slots one step reclaims.
+  static let reclaimsPerStep = 8
   /// The positions' capacity below which the table never shrinks.
   static let minimumCapacity = 64
 
@@ -119,15 +124,18 @@ struct SideTable {
     owners[position].object
   }
 
-  /// Examines up to `steps` slots at the cursor, reclaiming those whose owner is gone.
+  /// Takes `steps` sweep steps at the cursor, reclaiming the slots whose owner is gone: each
+  /// step examines slots until it passes a live one or has reclaimed `reclaimsPerStep`.
   private mutating func sweep(steps: Int, leftovers: inout Leftovers) {
     for _ in 0..<steps {
-      if ids.isEmpty { break }
-      if cursor >= ids.count { cursor = 0 }
-      if let owner = liveOwner(at: cursor) {
-        leftovers.keep(owner)
-        cursor += 1
-      } else {
+      for _ in 0..<Self.reclaimsPerStep {
+        if ids.isEmpty { break }
+        if cursor >= ids.count { cursor = 0 }
+        if let owner = liveOwner(at: cursor) {
+          leftovers.keep(owner)
+          cursor += 1
+          break
+        }
         leftovers.keep(removeSlot(at: cursor))
       }
     }
