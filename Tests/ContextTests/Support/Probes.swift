@@ -160,3 +160,13 @@ final class Barrier: @unchecked Sendable {  // safe: `arrived` is only touched u
     return true
   }
 }
+
+/// Whether the tests run under the thread sanitizer (`swift test --sanitize=thread`), which
+/// makes every memory access, allocation and lock several times slower: the single-threaded
+/// volume tests then run a tenth of their volume (they test counts, not races; the plain
+/// `swift test` runs them in full).
+let isUnderThreadSanitizer: Bool = {
+  guard let process = dlopen(nil, RTLD_NOW) else { return false }
+  defer { dlclose(process) }
+  return dlsym(process, "__tsan_init") != nil
+}()
