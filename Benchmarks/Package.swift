@@ -9,6 +9,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 /// One benchmark executable per block: `Benchmarks/<Block>Benchmarks/`.
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
+  ("Context", []),
   ("Environment", [.product(name: "Dependencies", package: "swift-dependencies")]),
 ]
 

@@ -2,6 +2,7 @@
 
 let chapters: [Chapter] = [
   sequenceChapter,
+  contextChapter,
   environmentChapter,
 ]
 

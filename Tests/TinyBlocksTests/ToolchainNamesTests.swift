@@ -5,12 +5,13 @@
 import Foundation
 import Observation
 import Testing
+import TinyContext
 import TinyEnvironment
 import TinySequence
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
-final class Basket {
+final class Basket: ContextCarrying {
   var prices: [Int] = []
 }
 
@@ -42,6 +43,9 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(changed.isRaised)
     #expect(basket.prices.sum() == 7)
     #expect(basket.prices.max(of: { -$0 }) == 3)
+    let totalKey = ContextKey<Int>("total")
+    basket.contextInfo[totalKey] = basket.prices.sum()
+    #expect(basket.contextInfo[totalKey] == 7)
     let stored = withWorld(.mock) {
       Current.storage.set(basket.prices, forKey: "prices")
       return Current.storage.value(forKey: "prices", as: [Int].self)

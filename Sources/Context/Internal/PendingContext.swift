@@ -1,0 +1,50 @@
+import Foundation
+
+/// The context of an object that had none when its ``ContextInfo`` was made: it finds the
+/// object's context in the table on each use until there is one, creates it on the first
+/// write, and from then on stays with it.
+///
+/// It holds the object weakly, so a ``ContextInfo`` never keeps its object alive. When the
+/// object is gone before a context was found, reads give nothing and the first write makes a
+/// context of its own, attached to no object (the object can no longer be asked for it).
+final class PendingContext: @unchecked Sendable {  // safe: `state` is only touched under `lock`
+  private struct State {
+    weak var owner: AnyObject?
+    var resolved: ContextStorage?
+  }
+
+  private let lock = NSLock()
+  private var state: State
+  private let table: ContextTable
+
+  init(owner: AnyObject, table: ContextTable) {
+    self.state = State(owner: owner, resolved: nil)
+    self.table = table
+  }
+
+  /// The object's context: found in the table, or with `creating`, created; `nil` when there
+  /// is none and `creating` is false.
+  func storage(creating: Bool) -> ContextStorage? {
+    // The owner is loaded under this lock but used and released outside it, and outside the
+    // table's lock: releasing what may be the last reference to it runs its `deinit`.
+    let (owner, resolved) = lock.holding { (state.owner, state.resolved) }
+    if let resolved { return resolved }
+    let found: ContextStorage?
+    if let owner {
+      found = table.storage(for: owner, creating: creating)
+    } else {
+      found = creating ? ContextStorage() : nil
+    }
+    guard let found else { return nil }
+    return lock.holding {
+      if let resolved = state.resolved { return resolved }
+      state.resolved = found
+      return found
+    }
+  }
+
+  /// The value stored under `key` in the object's context, else the key's default.
+  func value<Value>(for key: ContextKey<Value>) -> Value? {
+    storage(creating: false)?.value(for: key) ?? key.defaultValue
+  }
+}

@@ -1,0 +1,260 @@
+import Testing
+import TinyContext
+
+/// A value too large for an existential's inline buffer.
+struct Big: Sendable, Equatable {
+  var a = 1, b = 2, c = 3, d = 4
+}
+
+struct Boom: Error, Equatable {}
+
+@Suite struct ContextInfoTests {
+  /// Rows: the key's default, a value stored first, what is then assigned (`.some(nil)` is
+  /// `= nil`), the read afterwards, and whether the context is empty afterwards.
+  typealias SubscriptRow = (default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)
+  static let subscriptTable: [SubscriptRow] = [
+    (nil, nil, .none, nil, true),
+    (5, nil, .none, 5, true),  // the default, without storing it
+    (nil, 1, .none, 1, false),
+    (5, 1, .none, 1, false),  // a stored value wins over the default
+    (nil, 1, .some(nil), nil, true),  // = nil removes
+    (5, 1, .some(nil), 5, true),  // after removal, the default again
+    (5, nil, .some(nil), 5, true),  // removing nothing changes nothing
+    (5, nil, .some(5), 5, false),  // storing the default's value stores it
+    (nil, 1, .some(2), 2, false),  // replacing
+  ]
+
+  @Test(arguments: ContextKind.allCases)
+  func typedSubscript(kind: ContextKind) {
+    for row in Self.subscriptTable {
+      let (info, keepAlive) = kind.make()
+      let key = row.default.map { ContextKey<Int>("k", default: $0) } ?? ContextKey<Int>("k")
+      if let stored = row.stored { info[key] = stored }
+      if let assign = row.assign { info[key] = assign }
+      #expect(info[key] == row.read, "\(row)")
+      #expect(info.isEmpty == row.empty, "\(row)")
+      withExtendedLifetime(keepAlive) {}
+    }
+  }
+
+  /// Rows: the key's default, a value stored first, the value offered, the result, and how
+  /// many times the value was made.
+  typealias GetOrInsertRow = (default: Int?, stored: Int?, offered: Int, result: Int, made: Int)
+  static let getOrInsertTable: [GetOrInsertRow] = [
+    (nil, nil, 3, 3, 1),
+    (nil, 1, 3, 1, 0),  // stored: returned, nothing made
+    (9, nil, 3, 3, 1),  // the default plays no part
+    (9, 1, 3, 1, 0),
+  ]
+
+  @Test(arguments: ContextKind.allCases)
+  func valueForOrInsert(kind: ContextKind) {
+    for row in Self.getOrInsertTable {
+      let (info, keepAlive) = kind.make()
+      let key = row.default.map { ContextKey<Int>("k", default: $0) } ?? ContextKey<Int>("k")
+      if let stored = row.stored { info[key] = stored }
+      var made = 0
+      func make() -> Int {
+        made += 1
+        return row.offered
+      }
+      #expect(info.value(for: key, orInsert: make()) == row.result, "\(row)")
+      #expect(made == row.made, "\(row)")
+      #expect(info[key] == row.result, "\(row): the result is what is stored")
+      withExtendedLifetime(keepAlive) {}
+    }
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func aThrowingMakeValueStoresNothing(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    let key = ContextKey<Int>("k")
+    func failing() throws -> Int { throw Boom() }
+    #expect(throws: Boom()) {
+      _ = try info.value(for: key, orInsert: try failing())
+    }
+    #expect(info[key] == nil)
+    #expect(info.isEmpty)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func aValueStoredByMakeValueItselfWins(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    let key = ContextKey<Int>("k")
+    // `makeValue` runs outside the lock, so it may use the context, even the same key.
+    func make() -> Int {
+      info[key] = 1
+      return 2
+    }
+    #expect(info.value(for: key, orInsert: make()) == 1)
+    #expect(info[key] == 1)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func removeValueReturnsTheStoredValueNeverTheDefault(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    let key = ContextKey<Int>("k", default: 5)
+    #expect(info.removeValue(for: key) == nil)
+    info[key] = 1
+    #expect(info.removeValue(for: key) == 1)
+    #expect(info.removeValue(for: key) == nil)
+    #expect(info[key] == 5)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func namedValues(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    #expect(info["legacy"] == nil)
+    info["legacy"] = 42
+    info[""] = "empty name"
+    #expect(info["legacy"] as? Int == 42)
+    #expect(info[""] as? String == "empty name")
+    info["legacy"] = "replaced"
+    #expect(info["legacy"] as? String == "replaced")
+    let nothing: Int? = nil
+    info["legacy"] = nothing  // an optional that is nil removes
+    #expect(info["legacy"] == nil)
+    #expect(info.removeValue(for: "") as? String == "empty name")
+    #expect(info.removeValue(for: "") == nil)
+    #expect(info.isEmpty)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func namedAndTypedValuesNeverMix(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    let key = ContextKey<Int>("same")
+    info[key] = 1
+    info["same"] = 2
+    #expect(info[key] == 1)
+    #expect(info["same"] as? Int == 2)
+    info["same"] = nil
+    #expect(info[key] == 1)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func removeAllRemovesTypedAndNamedValues(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    info.removeAll()  // nothing to remove
+    #expect(info.isEmpty)
+    let plain = ContextKey<String>("plain")
+    let withDefault = ContextKey<Bool>("flag", default: true)
+    info[plain] = "x"
+    info[withDefault] = false
+    info["legacy"] = 1
+    #expect(!info.isEmpty)
+    info.removeAll()
+    #expect(info.isEmpty)
+    #expect(info[plain] == nil)
+    #expect(info[withDefault] == true)
+    #expect(info["legacy"] == nil)
+    info[plain] = "again"  // still usable
+    #expect(info[plain] == "again")
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test func optionalValuesStoreNilWithSomeNil() {
+    let info = ContextInfo()
+    let key = ContextKey<Int?>("maybe")
+    #expect(info[key] == .none)
+    info[key] = .some(nil)  // stores nil
+    #expect(info[key] == .some(nil))
+    #expect(!info.isEmpty)
+    info[key] = nil  // removes
+    #expect(info[key] == .none)
+    #expect(info.isEmpty)
+    let withDefault = ContextKey<Int?>("maybe", default: nil)
+    #expect(info[withDefault] == .some(nil))
+  }
+
+  @Test func existentialAndLargeValuesKeepTheirTypes() {
+    let info = ContextInfo()
+    let any = ContextKey<any Sendable>("any")
+    info[any] = "text"
+    #expect(info[any] as? String == "text")
+    info[any] = 3
+    #expect(info[any] as? Int == 3)
+    let error = ContextKey<any Error>("error")
+    info[error] = Boom()
+    #expect(info[error] as? Boom == Boom())
+    let big = ContextKey<Big>("big")
+    info[big] = Big(a: 10)
+    #expect(info[big] == Big(a: 10))
+    let list = ContextKey<[Int]>("list")
+    info[list] = [1, 2, 3]
+    #expect(info.value(for: list, orInsert: []) == [1, 2, 3])
+    #expect(info.removeValue(for: big) == Big(a: 10))
+  }
+
+  @Test func manyKeysInOneContext() {
+    // Past 16 typed values a context also keeps a dictionary of positions.
+    let info = ContextInfo()
+    let keys = (0..<40).map { ContextKey<Int>("key \($0)") }
+    for (index, key) in keys.enumerated() { info[key] = index }
+    for (index, key) in keys.enumerated() { #expect(info[key] == index) }
+    for key in keys[5..<30] { info[key] = nil }
+    for (index, key) in keys.enumerated() {
+      #expect(info[key] == ((5..<30).contains(index) ? nil : index))
+    }
+    for (index, key) in keys.enumerated().reversed() { info[key] = index * 2 }
+    for (index, key) in keys.enumerated() { #expect(info[key] == index * 2) }
+    for key in keys.shuffled() { info.removeValue(for: key) }
+    #expect(info.isEmpty)
+  }
+
+  @Test func copiesShareTheContext() {
+    let info = ContextInfo()
+    let copy = info
+    let key = ContextKey<Int>("k")
+    copy[key] = 1
+    #expect(info[key] == 1)
+    #expect(ContextInfo()[key] == nil)  // each ContextInfo() is a new context
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func replacedAndRemovedValuesAreReleasedOutsideTheLock(kind: ContextKind) {
+    // Each value's deinit uses the same context; under the lock that would deadlock.
+    let (info, keepAlive) = kind.make()
+    let releases = ContextKey<Int>("releases")
+    let value = ContextKey<ReentrantValue>("value")
+    info[value] = ReentrantValue(context: info, key: releases)
+    info[value] = ReentrantValue(context: info, key: releases)  // replaces
+    #expect(info[releases] == 1)
+    info[value] = nil  // removes
+    #expect(info[releases] == 2)
+    info[value] = ReentrantValue(context: info, key: releases)
+    _ = info.removeValue(for: value)
+    #expect(info[releases] == 3)
+    info[value] = ReentrantValue(context: info, key: releases)
+    info["named"] = ReentrantValue(context: info, key: releases)
+    info["named"] = nil
+    #expect(info[releases] == 4)
+    info.removeAll()
+    // removeAll released the last value after the lock; its deinit stored a fresh count.
+    #expect(info[releases] == 1)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func valuesAreReleasedWithTheirContext(kind: ContextKind) {
+    var weak = WeakReferences()
+    do {
+      let (info, keepAlive) = kind.make()
+      let key = ContextKey<Probe>("probe")
+      let probe = Probe()
+      weak.watch(probe)
+      info[key] = probe
+      #expect(info[key] === probe)
+      withExtendedLifetime(keepAlive) {}
+    }
+    // Owner-held and private-table contexts go with their owner or table at once; the
+    // default context on Linux goes when the shared table reclaims it (ContextTableTests).
+    if kind != .carried {
+      #expect(weak.aliveCount == 0)
+    }
+  }
+}

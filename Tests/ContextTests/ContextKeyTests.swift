@@ -1,0 +1,62 @@
+import Testing
+import TinyContext
+
+@Suite struct ContextKeyTests {
+  @Test func keysWithTheSameNameNeverCollide() {
+    let first = ContextKey<Int>("count")
+    let second = ContextKey<Int>("count")
+    #expect(first !== second)
+    let info = ContextInfo()
+    info[first] = 1
+    info[second] = 2
+    #expect(info[first] == 1)
+    #expect(info[second] == 2)
+    info[first] = nil
+    #expect(info[first] == nil)
+    #expect(info[second] == 2)
+  }
+
+  @Test(arguments: ["", "expanded", "a name with spaces", "ü∑"])
+  func anyNameIsKeptForDebuggingOnly(name: String) {
+    let key = ContextKey<Bool>(name)
+    #expect(key.name == name)
+    #expect(key.description == "ContextKey<Bool>(\"\(name)\")")
+    let info = ContextInfo()
+    info[key] = true
+    #expect(info[key] == true)
+    #expect(info[name] == nil)  // the string subscript is a separate namespace
+  }
+
+  @Test func aDefaultIsReadWhereNothingIsStoredAndNeverStored() {
+    let plain = ContextKey<Bool>("selected")
+    let withDefault = ContextKey<Bool>("expanded", default: false)
+    #expect(plain.defaultValue == nil)
+    #expect(withDefault.defaultValue == false)
+    let info = ContextInfo()
+    #expect(info[plain] == nil)
+    #expect(info[withDefault] == false)
+    #expect(info.isEmpty)  // reading the default stored nothing
+  }
+
+  @Test func aKeyThatIsGoneLeavesOtherKeysAlone() {
+    let info = ContextInfo()
+    let kept = ContextKey<Int>("kept")
+    info[kept] = 7
+    do {
+      let temporary = ContextKey<Int>("temporary")
+      info[temporary] = 99
+    }
+    // A new key, possibly at the dead key's address, never sees the dead key's value.
+    for _ in 0..<100 {
+      let fresh = ContextKey<Int>("temporary")
+      #expect(info[fresh] == nil)
+    }
+    #expect(info[kept] == 7)
+  }
+
+  @Test func describesItsValueType() {
+    let map = ContextKey<[String: Int]>("map")
+    #expect(map.description == "ContextKey<Dictionary<String, Int>>(\"map\")")
+    #expect(ContextKey<Int?>("maybe").description == "ContextKey<Optional<Int>>(\"maybe\")")
+  }
+}

@@ -1,0 +1,298 @@
+import Testing
+import TinyContext
+
+@Suite struct ContextTableTests {
+  let key = ContextKey<Int>("value")
+
+  @Test func readingAnObjectWithoutAContextCreatesNoEntry() {
+    let table = ContextTable()
+    let owner = Model()
+    let info = table.contextInfo(for: owner)
+    let withDefault = ContextKey<Bool>("expanded", default: true)
+    #expect(info[key] == nil)
+    #expect(info[withDefault] == true)
+    #expect(info["legacy"] == nil)
+    #expect(info.isEmpty)
+    #expect(info.removeValue(for: key) == nil)
+    #expect(info.removeValue(for: "legacy") == nil)
+    info.removeAll()
+    info[key] = nil
+    #expect(!table.hasContext(for: owner))
+    #expect(table.count == 0)
+    info[key] = 1
+    #expect(table.hasContext(for: owner))
+    #expect(table.count == 1)
+    #expect(table.contextInfo(for: owner)[key] == 1)
+    info.removeAll()  // leaves an empty context in place
+    #expect(table.count == 1)
+  }
+
+  @Test func theDefaultContextOfAPureSwiftClassCreatesNothingOnRead() {
+    let owner = Model()
+    #expect(owner.contextInfo[key] == nil)
+    #expect(owner.contextInfo.isEmpty)
+    #if !canImport(ObjectiveC)
+      #expect(!ContextTable.shared.hasContext(for: owner))
+      owner.contextInfo[key] = 1
+      #expect(ContextTable.shared.hasContext(for: owner))
+      #expect(ContextTable.shared.contextInfo(for: owner)[key] == 1)
+    #endif
+  }
+
+  @Test func aNewObjectAtADeadOwnersAddressNeverSeesItsContext() {
+    let trials = isUnderThreadSanitizer ? 1_000 : 10_000
+    // Control: without a table, the allocator hands a dead object's address to the next
+    // object of the same size, even when a weak reference to the dead one is still held.
+    var controlReuses = 0
+    for _ in 0..<trials {
+      var first: Model? = Model()
+      weak let weakFirst = first
+      let address = ObjectIdentifier(first!)
+      first = nil
+      let second = Model()
+      if ObjectIdentifier(second) == address { controlReuses += 1 }
+      withExtendedLifetime((weakFirst, second)) {}
+    }
+
+    // With a context: while its entry is in the table, the dead owner's memory is kept, so
+    // no new object lands there; once the entry is reclaimed, one does, and reads nothing.
+    let table = ContextTable()
+    let survivor = Model()
+    var reusesWhileHeld = 0
+    var reusesAfterReclaim = 0
+    var staleReads = 0
+    var unreclaimed = 0
+    for trial in 0..<trials {
+      var owner: Model? = Model()
+      let address = ObjectIdentifier(owner!)
+      table.contextInfo(for: owner!)[key] = trial
+      owner = nil
+      let next = Model()
+      if ObjectIdentifier(next) == address { reusesWhileHeld += 1 }
+      if table.contextInfo(for: next)[key] != nil { staleReads += 1 }
+      // Reclaim the dead entry (the only one: 12 lookups is the stated bound), then allocate
+      // again. Bounded, so that a broken sweep fails the test instead of hanging it.
+      for _ in 0..<12 where table.count > 0 { _ = table.hasContext(for: survivor) }
+      if table.count > 0 { unreclaimed += 1 }
+      let afterReclaim = Model()
+      if ObjectIdentifier(afterReclaim) == address { reusesAfterReclaim += 1 }
+      if table.contextInfo(for: afterReclaim)[key] != nil { staleReads += 1 }
+      withExtendedLifetime(next) {}
+    }
+    print(
+      "address reuse in \(trials) trials: \(controlReuses) without a table,",
+      "\(reusesWhileHeld) while the dead owner's entry was held,",
+      "\(reusesAfterReclaim) after it was reclaimed; \(staleReads) stale reads")
+    #expect(staleReads == 0)
+    #expect(unreclaimed == 0)
+    #expect(reusesWhileHeld == 0)
+    #expect(controlReuses > trials / 2, "the allocator reuses addresses: the test is meaningful")
+    #expect(reusesAfterReclaim > trials / 4)
+  }
+
+  @Test(arguments: [1, 2, 10, 50])
+  func aDeadEntryIsReclaimedWithinTheStatedBound(size: Int) {
+    // The bound: an entry whose owner dies while the table holds n entries is reclaimed within
+    // 12 n further lookups or insertions. Try every position and every cursor phase.
+    var worst = 0
+    for victim in 0..<size {
+      for warmUp in [0, 1, 3, size, 2 * size + 1] {
+        let table = ContextTable()
+        var owners: [Model?] = (0..<size).map { _ in Model() }
+        for owner in owners { table.contextInfo(for: owner!)[key] = 1 }
+        let probe = Model()
+        for _ in 0..<warmUp { _ = table.hasContext(for: probe) }
+        owners[victim] = nil
+        var operations = 0
+        while table.count == size {
+          _ = table.hasContext(for: probe)
+          operations += 1
+          if operations > 12 * size { break }
+        }
+        #expect(table.count == size - 1, "victim \(victim), warm-up \(warmUp)")
+        worst = max(worst, operations)
+        withExtendedLifetime(owners) {}
+      }
+    }
+    #expect(worst <= 12 * size)
+    print("\(size) entries: a dead one reclaimed within \(worst) lookups (bound \(12 * size))")
+  }
+
+  @Test func insertionsReclaimTooWhileNewOwnersArrive() {
+    // Churn: each owner dies right after storing its value. Every insertion sweeps two slots,
+    // so the table never grows.
+    let table = ContextTable()
+    var largest = 0
+    for index in 0..<10_000 {
+      let owner = Model()
+      table.contextInfo(for: owner)[key] = index
+      largest = max(largest, table.count)
+    }
+    #expect(largest <= 3)
+  }
+
+  @Test func oneHundredThousandDeadOwnersDoNotKeepTheTableLarge() {
+    let size = isUnderThreadSanitizer ? 10_000 : 100_000
+    let table = ContextTable()
+    do {
+      let owners = (0..<size).map { _ in Model() }
+      for (index, owner) in owners.enumerated() { table.contextInfo(for: owner)[key] = index }
+      #expect(table.count == size)
+      #expect(table.capacity >= size)
+    }
+    // All the owners are gone (100,000 of them; 10,000 under the thread sanitizer). Lookups
+    // of an object without a context reclaim them, a sweep step every four lookups, eight dead
+    // slots a step, shrinking the storage on the way: well within the bound of 12 n operations
+    // (one pass over all-dead slots takes n / 2).
+    let probe = Model()
+    var operations = 0
+    while table.count > 0, operations <= 12 * size {
+      _ = table.hasContext(for: probe)
+      operations += 1
+    }
+    #expect(table.count == 0)
+    #expect(operations <= size / 2)
+    #expect(table.capacity <= 2 * SideTableLimits.minimumCapacity)
+    print("\(size) dead owners reclaimed in \(operations) lookups; capacity \(table.capacity)")
+  }
+
+  @Test func valuesAreReleasedOnceTheOwnerIsGoneAndTheEntryReclaimed() {
+    let table = ContextTable()
+    var weak = WeakReferences()
+    let survivor = Model()
+    table.contextInfo(for: survivor)[key] = 0
+    do {
+      let owner = Model()
+      let probe = Probe()
+      weak.watch(probe)
+      table.contextInfo(for: owner)[ContextKey<Probe>("probe")] = probe
+    }
+    // The owner is gone; the entry, and so the value, stays until the sweep reaches it.
+    #expect(weak.aliveCount == 1)
+    #expect(table.count == 2)
+    for _ in 0..<(12 * 2) where table.count == 2 {
+      _ = table.hasContext(for: survivor)
+    }
+    #expect(table.count == 1)
+    #expect(weak.aliveCount == 0)
+  }
+
+  @Test func aValueReferencingItsOwnerKeepsBothAliveUntilRemoved() {
+    // Owner → context → value → owner is a retain cycle wherever the context lives: neither
+    // is freed until the value is removed (or the reference in it is weak).
+    let holderKey = ContextKey<Holder>("holder")
+
+    weak var ownerHeld: OwnerHeld?
+    do {
+      let owner = OwnerHeld()
+      ownerHeld = owner
+      owner.contextInfo[holderKey] = Holder(owner)
+    }
+    #expect(ownerHeld != nil)
+    ownerHeld?.contextInfo.removeAll()
+    #expect(ownerHeld == nil)
+
+    weak var carried: Model?
+    do {
+      let owner = Model()
+      carried = owner
+      owner.contextInfo[holderKey] = Holder(owner)
+    }
+    let probe = Model()
+    for _ in 0..<100 { _ = ContextTable.shared.hasContext(for: probe) }  // sweeps
+    #expect(carried != nil)
+    carried?.contextInfo.removeAll()
+    #expect(carried == nil)
+
+    let table = ContextTable()
+    weak var tabled: Model?
+    do {
+      let owner = Model()
+      tabled = owner
+      table.contextInfo(for: owner)[holderKey] = Holder(owner)
+    }
+    for _ in 0..<100 { _ = table.hasContext(for: probe) }  // sweeps
+    #expect(tabled != nil)
+    #expect(table.count == 1)
+    if let owner = tabled { table.contextInfo(for: owner).removeAll() }
+    #expect(tabled == nil)
+    for _ in 0..<100 { _ = table.hasContext(for: probe) }
+    #expect(table.count == 0)
+  }
+
+  @Test func aKeptContextInfoOutlivesItsOwner() {
+    let table = ContextTable()
+    var owner: Model? = Model()
+    table.contextInfo(for: owner!)[key] = 1
+    let found = table.contextInfo(for: owner!)  // the context exists
+    let other: Model? = Model()
+    let pending = table.contextInfo(for: other!)  // no context yet
+    owner = nil
+    // The found one keeps the context it reached, values included.
+    #expect(found[key] == 1)
+    found[key] = 2
+    #expect(found[key] == 2)
+    // A pending one, whose object is gone before its first write, reads as empty and writes
+    // to a context of its own, attached to nothing.
+    var dying = other
+    _ = consume other
+    dying = nil
+    withExtendedLifetime(dying) {}
+    #expect(pending[key] == nil)
+    let before = table.count
+    pending[key] = 3
+    #expect(pending[key] == 3)
+    #expect(table.count == before)
+  }
+
+  @Test func aPendingContextInfoJoinsTheContextCreatedMeanwhile() {
+    let table = ContextTable()
+    let owner = Model()
+    let early = table.contextInfo(for: owner)
+    let late = table.contextInfo(for: owner)
+    #expect(early[key] == nil)
+    late[key] = 1  // creates the context
+    #expect(early[key] == 1)
+    early[key] = 2
+    #expect(late[key] == 2)
+    #expect(table.count == 1)
+  }
+
+  @Test func reclaimedValuesAreReleasedOutsideTheTablesLock() {
+    // A value whose deinit uses the same table: reclaiming it under the lock would deadlock.
+    let table = ContextTable()
+    let survivor = Model()
+    let releases = ContextKey<Int>("releases")
+    let counter = table.contextInfo(for: survivor)
+    counter[releases] = 0
+    do {
+      let owner = Model()
+      table.contextInfo(for: owner)[ContextKey<ReentrantValue>("value")] =
+        ReentrantValue(context: table.contextInfo(for: survivor), key: releases)
+    }
+    for _ in 0..<(12 * 2) where table.count == 2 {
+      _ = table.hasContext(for: survivor)
+    }
+    #expect(table.count == 1)
+    #expect(counter[releases] == 1)
+  }
+
+  @Test func aTableReleasesEverythingWhenItGoes() {
+    var weak = WeakReferences()
+    let owner = Model()
+    do {
+      let table = ContextTable()
+      let probe = Probe()
+      weak.watch(probe)
+      weak.watch(table)
+      table.contextInfo(for: owner)[ContextKey<Probe>("probe")] = probe
+    }
+    #expect(weak.aliveCount == 0)
+    #expect(owner.contextInfo.isEmpty)  // a private table never touches the default context
+  }
+}
+
+/// The table's tuning, as documented in ContextTable and Docs/Context.md.
+enum SideTableLimits {
+  static let minimumCapacity = 64
+}
