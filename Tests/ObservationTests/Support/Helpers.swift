@@ -121,3 +121,30 @@ final class Owner: Sendable {
     self.name = name
   }
 }
+
+/// A one-shot signal between tasks: `wait()` suspends until `fire()`, and returns at once
+/// after it.
+final class Signal: Sendable {
+  private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []))
+
+  init() {}
+
+  func fire() {
+    let waiters = state.withLock { state in
+      defer { state = (true, []) }
+      return state.waiters
+    }
+    waiters.forEach { $0.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let fired = state.withLock { state in
+        if !state.fired { state.waiters.append(continuation) }
+        return state.fired
+      }
+      if fired { continuation.resume() }
+    }
+  }
+}
