@@ -15,7 +15,7 @@
 /// (that change is delivered after the current one). Every update is a change, even one that
 /// leaves an equal value.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
-  let state: Locked<AtomState<Value>>
+  @usableFromInline let state: Locked<AtomState<Value>>
 
   /// Creates an atom holding `value`.
   ///
@@ -29,6 +29,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// It is get-only because `atom.value += 1` would read and write separately and could lose a
   /// concurrent update; write `atom.update { $0 += 1 }`. While optimistic updates are pending it
   /// includes them (see ``confirmedValue``).
+  @inlinable
   public var value: Value {
     state.withLock { $0.value }
   }
@@ -59,6 +60,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Parameter body: Changes the value in place.
   /// - Returns: The value after the change, as watchers see it.
   /// - Throws: What `body` throws; then the value is unchanged.
+  @inlinable
   @discardableResult
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
@@ -83,6 +85,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// ```
   ///
   /// - Parameter newValue: The new value.
+  @inlinable
   public func set(_ newValue: Value) {
     update { $0 = newValue }
   }
@@ -131,10 +134,11 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     let (batch, mainAction) = state.withLock {
       $0.add(watcher, includingInitial: includingInitial, onMainQueue: onMainQueue)
     }
-    let token = WatchToken(flag: watcher.stopped) { [weak self, weak watcher] in
-      guard let watcher else { return }
-      watcher.dropWaiting()
-      self?.state.withLock { $0.remove(watcher) }
+    // The token finds its watcher by identity: a weak reference would move the watcher's
+    // reference counts to a side table and slow every delivery down.
+    let id = ObjectIdentifier(watcher)
+    let token = WatchToken(flag: watcher.stopped) { [weak self] in
+      self?.state.withLock { $0.remove(id) }?.dropWaiting()
     }
     if let mainAction { watcher.perform(mainAction) }
     if let batch { deliver(batch) }
@@ -142,13 +146,16 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   }
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
-  func deliver(_ batch: Delivery<Value>) {
-    var next: Delivery<Value>? = batch
-    while let current = next {
+  @inlinable
+  func deliver(_ batch: consuming Delivery<Value>) {
+    var current = batch
+    while true {
+      let change = current.change
       for watcher in current.recipients {
-        watcher.deliver(current.change)
+        watcher.deliver(change)
       }
-      next = state.withLock { $0.nextBatch() }
+      guard let next = state.withLock({ $0.nextBatch() }) else { return }
+      current = next
     }
   }
 }

@@ -6,17 +6,22 @@
 /// waits for the thread that is delivering, which asks for the ``next()`` batch after each one
 /// until the queue is empty. So batches are delivered one at a time, in submission order, by
 /// exactly one thread at a time, and never while the lock around this state is held.
+@usableFromInline
 struct DeliveryQueue<Batch> {
-  private var pending = FIFO<Batch>()
+  @usableFromInline var pending = FIFO<Batch>()
 
   /// Whether some thread is delivering batches.
-  private(set) var isDelivering = false
+  @usableFromInline var isDelivering = false
+
+  @inlinable
+  init() {}
 
   /// The number of batches waiting for the deliverer.
   var pendingCount: Int { pending.count }
 
   /// Submits a batch. Returns it when the caller must deliver it now (it has become the
   /// deliverer), or `nil` when it was queued for the thread that is delivering.
+  @inlinable
   mutating func submit(_ batch: Batch) -> Batch? {
     if isDelivering {
       pending.append(batch)
@@ -28,6 +33,7 @@ struct DeliveryQueue<Batch> {
 
   /// Called by the deliverer after each batch: returns the next batch to deliver, or `nil`,
   /// and then the caller is no longer the deliverer.
+  @inlinable
   mutating func next() -> Batch? {
     if let batch = pending.popFirst() {
       return batch

@@ -10,13 +10,16 @@
   ///
   /// Locking it again from the thread that holds it traps (`os_unfair_lock` reports the
   /// recursion); it never deadlocks silently.
+  @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
     /// The lock and the state it protects, at a stable address.
     // @unchecked: safe because `state` is only touched while `lock` is held.
-    private final class Storage: @unchecked Sendable {
-      let lock: UnsafeMutablePointer<os_unfair_lock>
-      var state: State
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+      @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
+      @usableFromInline var state: State
 
+      @usableFromInline
       init(_ state: State) {
         lock = .allocate(capacity: 1)
         lock.initialize(to: os_unfair_lock())
@@ -29,13 +32,15 @@
       }
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
+    @inlinable
     init(_ state: State) {
       storage = Storage(state)
     }
 
     /// Runs `body` with exclusive access to the state.
+    @inlinable
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -46,15 +51,21 @@
   }
 
   /// A flag raised once, read without taking a lock on the delivery path's behalf.
+  @usableFromInline
   final class Flag: Sendable {
-    private let raised = Locked(false)
+    @usableFromInline let raised = Locked(false)
+
+    @usableFromInline
+    init() {}
 
     /// Whether ``raise()`` was called.
+    @inlinable
     var isRaised: Bool {
       raised.withLock { $0 }
     }
 
     /// Raises the flag; returns `true` for the call that raised it, `false` when it was up.
+    @usableFromInline
     func raise() -> Bool {
       raised.withLock { raised in
         defer { raised = true }
@@ -69,14 +80,17 @@
   ///
   /// Locking it again from the thread that holds it traps (`Mutex` reports the recursion); it
   /// never deadlocks silently.
+  @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
-    private let mutex: Mutex<State>
+    @usableFromInline let mutex: Mutex<State>
 
+    @inlinable
     init(_ state: State) {
       mutex = Mutex(state)
     }
 
     /// Runs `body` with exclusive access to the state.
+    @inlinable
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -87,15 +101,21 @@
   }
 
   /// A flag raised once; reading it is a single atomic load.
+  @usableFromInline
   final class Flag: Sendable {
-    private let raised = Atomic<Bool>(false)
+    @usableFromInline let raised = Atomic<Bool>(false)
+
+    @usableFromInline
+    init() {}
 
     /// Whether ``raise()`` was called.
+    @inlinable
     var isRaised: Bool {
       raised.load(ordering: .acquiring)
     }
 
     /// Raises the flag; returns `true` for the call that raised it, `false` when it was up.
+    @usableFromInline
     func raise() -> Bool {
       !raised.exchange(true, ordering: .acquiringAndReleasing)
     }

@@ -5,6 +5,7 @@ import Dispatch
 ///
 /// A sender must not send two items at the same time (sources deliver serially). Once `stopped`
 /// is raised, or after ``stop()``, no handler call starts.
+@usableFromInline
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
   private let stopped: Flag
@@ -17,6 +18,7 @@ final class MainRelay<Item: Sendable>: Sendable {
   }
 
   /// Sends an item to the handler.
+  @usableFromInline
   func send(_ item: Item) {
     perform(enqueue(item, onMainQueue: MainQueue.isCurrent))
   }
