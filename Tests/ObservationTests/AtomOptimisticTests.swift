@@ -48,7 +48,8 @@ import Testing
   }
 
   /// Two optimistic updates in flight; the first commit's outcome is `firstFails`.
-  @Test("commits are serialized; each sends its layer over the then-confirmed value",
+  @Test(
+    "commits are serialized; each sends its layer over the then-confirmed value",
     arguments: [false, true])
   func commitsAreSerialized(firstFails: Bool) async throws {
     let doc = Atom(Doc())

@@ -11,7 +11,8 @@ import Testing
     #expect(fifo.count == 3)
     #expect(fifo.popFirst() == 1)
     fifo.append(4)
-    #expect([fifo.popFirst(), fifo.popFirst(), fifo.popFirst(), fifo.popFirst()] == [2, 3, 4, nil])
+    #expect(
+      [fifo.popFirst(), fifo.popFirst(), fifo.popFirst(), fifo.popFirst()] == [2, 3, 4, nil])
     #expect(fifo.isEmpty)
   }
 

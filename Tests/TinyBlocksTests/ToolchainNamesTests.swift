@@ -5,6 +5,7 @@
 import Foundation
 import Observation
 import Testing
+import TinyObservation
 import TinySequence
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -41,5 +42,14 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(changed.isRaised)
     #expect(basket.prices.sum() == 7)
     #expect(basket.prices.max(of: { -$0 }) == 3)
+
+    // TinyObservation's atoms next to Apple's `@Observable` and `withObservationTracking`.
+    let total = Atom(0)
+    let watched = Flag()
+    let token = total.watch { _ in watched.raise() }
+    total.set(basket.prices.sum())
+    #expect(watched.isRaised)
+    #expect(DerivedAtom(total) { $0 * 2 }.value == 14)
+    token.cancel()
   }
 }
