@@ -61,8 +61,8 @@ import Testing
   }
 }
 
-extension Delivery: Equatable where Value: Equatable {
-  public static func == (lhs: Self, rhs: Self) -> Bool {
+extension Delivery: Equatable where Value: Equatable {  // for #expect(batch == nil)
+  static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.change.old == rhs.change.old && lhs.change.new == rhs.change.new
       && lhs.recipients.map(ObjectIdentifier.init) == rhs.recipients.map(ObjectIdentifier.init)
   }

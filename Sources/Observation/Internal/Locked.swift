@@ -1,18 +1,23 @@
 // The one lock of every concurrent type in this module, and the cancellation flag that watchers
-// read on every delivery. `Mutex` and `Atomic` need macOS 15 / iOS 18, so Apple platforms use
-// `os_unfair_lock` (what `Mutex` itself uses there); Linux uses the toolchain's `Mutex` and
-// `Atomic`, which are always available.
+// read on every delivery.
+//
+// Apple platforms: `os_unfair_lock` (`Mutex` needs macOS 15 / iOS 18 and uses the same lock
+// there). Linux: the toolchain's `Mutex`, the fastest lock here. Its contended path hands the
+// lock over in the kernel (`FUTEX_LOCK_PI`), where the thread sanitizer cannot see it, so under
+// the sanitizer every contended critical section would be reported as a race; when the process
+// runs under the sanitizer, `Locked` tells it about each acquire and release (the hooks are
+// looked up once and are `nil` otherwise). Locking again from the thread that holds the lock
+// traps on both platforms (`os_unfair_lock` and `Mutex` report the recursion themselves).
 
 #if canImport(Darwin)
   import Darwin
 
   /// State that is only ever read or written while its lock is held.
   ///
-  /// Locking it again from the thread that holds it traps (`os_unfair_lock` reports the
-  /// recursion); it never deadlocks silently.
+  /// Locking it again from the thread that holds it traps; it never deadlocks silently.
   @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
-    /// The lock and the state it protects, at a stable address.
+    /// The lock and the state it protects, at stable addresses.
     // @unchecked: safe because `state` is only touched while `lock` is held.
     @usableFromInline
     final class Storage: @unchecked Sendable {
@@ -49,8 +54,65 @@
       return try body(&storage.state)
     }
   }
+#else
+  #if canImport(Glibc)
+    import Glibc
+  #elseif canImport(Musl)
+    import Musl
+  #elseif canImport(Android)
+    import Android
+  #endif
+  import Synchronization
 
-  /// A flag raised once, read without taking a lock on the delivery path's behalf.
+  /// State that is only ever read or written while its lock is held.
+  ///
+  /// Locking it again from the thread that holds it traps; it never deadlocks silently.
+  @usableFromInline
+  struct Locked<State: Sendable>: ~Copyable, Sendable {
+    @usableFromInline let mutex: Mutex<State>
+
+    @inlinable
+    init(_ state: State) {
+      mutex = Mutex(state)
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    @inlinable
+    borrowing func withLock<Result, Failure: Error>(
+      _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+      try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
+        guard let sanitizer = threadSanitizer else { return try body(&state) }
+        // The state's address identifies the lock to the sanitizer (it lives in the mutex).
+        let address = withUnsafeMutablePointer(to: &state) { UnsafeMutableRawPointer($0) }
+        sanitizer.acquire(address)
+        defer { sanitizer.release(address) }
+        return try body(&state)
+      }
+    }
+  }
+
+  /// The thread sanitizer's annotation hooks, when the process runs under it.
+  @usableFromInline
+  struct ThreadSanitizerHooks: Sendable {
+    @usableFromInline let acquire: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    @usableFromInline let release: @convention(c) (UnsafeMutableRawPointer?) -> Void
+  }
+
+  /// The hooks, or `nil` without the thread sanitizer.
+  @usableFromInline
+  let threadSanitizer: ThreadSanitizerHooks? = {
+    typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release")
+    else { return nil }
+    return ThreadSanitizerHooks(
+      acquire: unsafeBitCast(acquire, to: Hook.self), release: unsafeBitCast(release, to: Hook.self)
+    )
+  }()
+#endif
+
+#if canImport(Darwin)
+  /// A flag raised once; reading it takes the flag's lock (`Atomic` needs macOS 15).
   @usableFromInline
   final class Flag: Sendable {
     @usableFromInline let raised = Locked(false)
@@ -74,32 +136,6 @@
     }
   }
 #else
-  import Synchronization
-
-  /// State that is only ever read or written while its lock is held.
-  ///
-  /// Locking it again from the thread that holds it traps (`Mutex` reports the recursion); it
-  /// never deadlocks silently.
-  @usableFromInline
-  struct Locked<State: Sendable>: ~Copyable, Sendable {
-    @usableFromInline let mutex: Mutex<State>
-
-    @inlinable
-    init(_ state: State) {
-      mutex = Mutex(state)
-    }
-
-    /// Runs `body` with exclusive access to the state.
-    @inlinable
-    borrowing func withLock<Result, Failure: Error>(
-      _ body: (inout State) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-      try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
-        try body(&state)
-      }
-    }
-  }
-
   /// A flag raised once; reading it is a single atomic load.
   @usableFromInline
   final class Flag: Sendable {
