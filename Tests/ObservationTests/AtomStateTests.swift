@@ -60,10 +60,3 @@ import Testing
     #expect(state.watchers.isEmpty)
   }
 }
-
-extension Delivery: Equatable where Value: Equatable {  // for #expect(batch == nil)
-  static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.change.old == rhs.change.old && lhs.change.new == rhs.change.new
-      && lhs.recipients.map(ObjectIdentifier.init) == rhs.recipients.map(ObjectIdentifier.init)
-  }
-}
