@@ -22,6 +22,13 @@ final class SequenceCheck: @unchecked Sendable {  // safe: see `Unsynchronized`
   }
 }
 
+/// Increments `count` `times` times on each of 8 threads at once.
+func incrementOnEightThreads(_ count: Atom<Int>, times: Int) async {
+  await onThreads(8) { _ in
+    for _ in 0..<times { count.update { $0 += 1 } }
+  }
+}
+
 @Suite struct AtomStressTests {
   /// 8 threads × 100,000 updates (8 × 10,000 under the thread sanitizer, which is about ten
   /// times slower).
@@ -31,11 +38,8 @@ final class SequenceCheck: @unchecked Sendable {  // safe: see `Unsynchronized`
     let count = Atom(0)
     let checks = [SequenceCheck(), SequenceCheck()]
     let tokens = checks.map { check in count.watch { check.see($0) } }
-    let perThread = Self.perThread
-    await onThreads(8) { _ in
-      for _ in 0..<perThread { count.update { $0 += 1 } }
-    }
-    let total = 8 * perThread
+    await incrementOnEightThreads(count, times: Self.perThread)
+    let total = 8 * Self.perThread
     #expect(count.value == total)
     for check in checks {
       #expect(check.count == total)
@@ -50,9 +54,7 @@ final class SequenceCheck: @unchecked Sendable {  // safe: see `Unsynchronized`
     let check = SequenceCheck()
     let token = count.watchOnMain { check.see($0) }
     let perThread = Self.perThread / 10
-    await onThreads(8) { _ in
-      for _ in 0..<perThread { count.update { $0 += 1 } }
-    }
+    await incrementOnEightThreads(count, times: perThread)
     await mainQueueTurn()
     await MainActor.run {
       #expect(check.count == 8 * perThread)

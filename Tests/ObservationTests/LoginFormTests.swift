@@ -40,10 +40,10 @@ import Testing
     }
 
     func viewDidLoad() {
-      observations.observe(model.username) { [weak self] in self?.show(username: $0.new) }
-      observations.observe(model.password) { [weak self] in self?.show(password: $0.new) }
-      observations.observe(model.canLogin) { [weak self] in self?.show(canLogin: $0.new) }
-      observations.observe(model.canReset) { [weak self] in self?.show(canReset: $0.new) }
+      observations.observe(model.username) { [weak self] in self?.show(\.usernameText, $0.new) }
+      observations.observe(model.password) { [weak self] in self?.show(\.passwordText, $0.new) }
+      observations.observe(model.canLogin) { [weak self] in self?.show(\.loginEnabled, $0.new) }
+      observations.observe(model.canReset) { [weak self] in self?.show(\.resetEnabled, $0.new) }
       observations.observe(
         notification: .testKeyboard, center: center,
         carrying: { $0.userInfo?["height"] as? Double ?? 0 }
@@ -60,20 +60,10 @@ import Testing
     func typePassword(_ text: String) { model.password.set(text) }
     func tapReset() { model.reset() }
 
-    private func show(username: String) {
-      usernameText = username
-      updates += 1
-    }
-    private func show(password: String) {
-      passwordText = password
-      updates += 1
-    }
-    private func show(canLogin: Bool) {
-      loginEnabled = canLogin
-      updates += 1
-    }
-    private func show(canReset: Bool) {
-      resetEnabled = canReset
+    /// Shows a value in a "control", and counts the update.
+    private func show<Value>(_ control: ReferenceWritableKeyPath<LoginView, Value>, _ value: Value)
+    {
+      self[keyPath: control] = value
       updates += 1
     }
   }

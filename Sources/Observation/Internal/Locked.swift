@@ -70,10 +70,13 @@
   @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
+    /// Identifies this lock to the thread sanitizer; `nil` without it.
+    @usableFromInline let sanitizerAddress: SanitizerAddress?
 
     @inlinable
     init(_ state: State) {
       mutex = Mutex(state)
+      sanitizerAddress = threadSanitizer.map { _ in SanitizerAddress() }
     }
 
     /// Runs `body` with exclusive access to the state.
@@ -81,14 +84,29 @@
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-      try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
-        guard let sanitizer = threadSanitizer else { return try body(&state) }
-        // The state's address identifies the lock to the sanitizer (it lives in the mutex).
-        let address = withUnsafeMutablePointer(to: &state) { UnsafeMutableRawPointer($0) }
-        sanitizer.acquire(address)
-        defer { sanitizer.release(address) }
+      let address = sanitizerAddress
+      return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
+        guard let address, let sanitizer = threadSanitizer else { return try body(&state) }
+        sanitizer.acquire(address.pointer)
+        defer { sanitizer.release(address.pointer) }
         return try body(&state)
       }
+    }
+  }
+
+  /// A byte of memory whose address stands for one lock in the thread sanitizer's bookkeeping.
+  @usableFromInline
+  final class SanitizerAddress: Sendable {
+    // nonisolated(unsafe): safe because only the address is used; the byte is never read or
+    // written.
+    @usableFromInline nonisolated(unsafe) let pointer = UnsafeMutableRawPointer.allocate(
+      byteCount: 1, alignment: 1)
+
+    @usableFromInline
+    init() {}
+
+    deinit {
+      pointer.deallocate()
     }
   }
 
