@@ -47,7 +47,7 @@ import Testing
     token.cancel()
   }
 
-  /// Two optimistic updates in flight; the first commit's outcome is `firstFails`.
+  /// Three optimistic updates in flight; the first commit's outcome is `firstFails`.
   @Test(
     "commits are serialized; each sends its layer over the then-confirmed value",
     arguments: [false, true])
@@ -56,8 +56,8 @@ import Testing
     let sent = Recorder<Int>()
     let firstStarted = Signal()
     let finishFirst = Signal()
-    let secondShown = Signal()
-    let token = doc.watch { if $0.new.stars == 11 { secondShown.fire() } }
+    let allShown = Signal()
+    let token = doc.watch { if $0.new.stars == 111 { allShown.fire() } }
     let first = Task {
       try await doc.update(optimistically: { $0.stars += 1 }) { value in
         sent.record(value.stars)
@@ -67,26 +67,26 @@ import Testing
       }
     }
     await firstStarted.wait()
-    let second = Task {
-      try await doc.update(optimistically: { $0.stars += 10 }) { value in
-        sent.record(value.stars)
+    let later = [10, 100].map { stars in
+      Task {
+        try await doc.update(optimistically: { $0.stars += stars }) { value in
+          sent.record(value.stars)
+        }
       }
     }
-    await secondShown.wait()
-    #expect(doc.value.stars == 11)  // both layers visible
-    #expect(sent.all == [1])  // the second commit waits for the first to settle
+    await allShown.wait()
+    #expect(doc.value.stars == 111)  // every layer visible
+    #expect(sent.all == [1])  // the later commits wait for the first to settle
     finishFirst.fire()
     let firstResult = await first.result
-    let secondValue = try await second.value
+    for task in later { _ = try await task.value }
     #expect((try? firstResult.get()) == (firstFails ? nil : Doc(stars: 1)))
-    if firstFails {
-      #expect(sent.all == [1, 10])  // never sent with the star that rolled back
-      #expect(secondValue.stars == 10)
-      #expect(doc.value.stars == 10)  // only the failed layer was removed
-    } else {
-      #expect(sent.all == [1, 11])
-      #expect(doc.value.stars == 11)
-    }
+    // Each later commit sends its own layer over the confirmed value: never a layer that is
+    // still pending, never the star that rolled back.
+    let expected = firstFails ? [1, 10, 110] : [1, 11, 111]
+    let orders = [expected, [expected[0], expected[1] + 100 - 10, expected[2]]]
+    #expect(orders.contains(sent.all))  // the two later tasks may take their turns either way
+    #expect(doc.value.stars == (firstFails ? 110 : 111))  // only the failed layer was removed
     #expect(doc.confirmedValue == doc.value)
     #expect(doc.pendingLayerCount == 0)
     token.cancel()
