@@ -3,8 +3,9 @@ import Dispatch
 /// Hands items to a main-actor handler in the order they were sent: at once when sent on the
 /// main queue with nothing waiting, otherwise through one main-queue block per run of items.
 ///
-/// A sender must not send two items at the same time (sources deliver serially). Once `stopped`
-/// is raised, or after ``stop()``, no handler call starts.
+/// Items keep the order in which their sends took the relay's lock (a watched atom sends
+/// serially, in delivery order). Once `stopped` is raised, or after ``stop()``, no handler call
+/// starts.
 @usableFromInline
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
