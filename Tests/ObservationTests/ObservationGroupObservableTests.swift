@@ -15,40 +15,43 @@ struct Profile {
 }
 
 @Suite @MainActor struct ObservationGroupObservableTests {
-  @Test func deliversTheInitialValueThenEachChangeAfterItWasStored() async throws {
-    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+  /// A new session, and a begun group that records every change of its status.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  private func observingStatus() -> (Session, ObservationGroup, Recorder<AtomChange<String>>) {
     let session = Session()
     let group = ObservationGroup()
-    var changes: [AtomChange<String>] = []
-    group.observe(session, \.status) { changes.append($0) }
+    let changes = Recorder<AtomChange<String>>()
+    group.observe(session, \.status) { changes.record($0) }
     group.begin()
-    #expect(changes.map(\.new) == ["signed out"])
-    #expect(changes.map(\.isInitial) == [true])
+    return (session, group, changes)
+  }
+
+  @Test func deliversTheInitialValueThenEachChangeAfterItWasStored() async throws {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let (session, group, changes) = observingStatus()
+    #expect(changes.all.map(\.new) == ["signed out"])
+    #expect(changes.all.map(\.isInitial) == [true])
     session.status = "signing in"
     #expect(changes.count == 1)  // always after a hop to the main queue
     await mainQueueTurn()
-    #expect(changes.map(\.new) == ["signed out", "signing in"])
-    #expect(changes.last?.old == "signed out")
-    #expect(changes.last?.isInitial == false)
+    #expect(changes.all.map(\.new) == ["signed out", "signing in"])
+    #expect(changes.all.last?.old == "signed out")
+    #expect(changes.all.last?.isInitial == false)
     session.status = "signed in"  // tracking was armed again
     await mainQueueTurn()
-    #expect(changes.map(\.new) == ["signed out", "signing in", "signed in"])
+    #expect(changes.all.map(\.new) == ["signed out", "signing in", "signed in"])
     group.end()
   }
 
   @Test func changesBeforeTheHopArriveAsOneWithTheLatestValue() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let session = Session()
-    let group = ObservationGroup()
-    var changes: [AtomChange<String>] = []
-    group.observe(session, \.status) { changes.append($0) }
-    group.begin()
+    let (session, group, changes) = observingStatus()
     session.status = "a"
     session.status = "b"
     session.status = "c"
     await mainQueueTurn()
-    #expect(changes.map(\.new) == ["signed out", "c"])
-    #expect(changes.last?.old == "signed out")
+    #expect(changes.all.map(\.new) == ["signed out", "c"])
+    #expect(changes.all.last?.old == "signed out")
     group.end()
   }
 
