@@ -6,6 +6,7 @@ import PackageDescription
 let blocks: [(folder: String, testsAlsoUse: [String])] = [
   ("Sequence", []),
   ("Context", []),
+  ("Observation", []),
   ("Environment", []),
 ]
 

@@ -10,6 +10,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
   ("Context", []),
+  ("Observation", [.product(name: "OpenCombine", package: "OpenCombine")]),
   ("Environment", [.product(name: "Dependencies", package: "swift-dependencies")]),
 ]
 
@@ -22,6 +23,7 @@ let package = Package(
       url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
   ],
   targets: [
     .target(

@@ -3,6 +3,7 @@
 let chapters: [Chapter] = [
   sequenceChapter,
   contextChapter,
+  observationChapter,
   environmentChapter,
 ]
 

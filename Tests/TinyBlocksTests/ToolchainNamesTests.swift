@@ -7,6 +7,7 @@ import Observation
 import Testing
 import TinyContext
 import TinyEnvironment
+import TinyObservation
 import TinySequence
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -51,5 +52,14 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
       return Current.storage.value(forKey: "prices", as: [Int].self)
     }
     #expect(stored == [3, 4])
+
+    // TinyObservation's atoms next to Apple's `@Observable` and `withObservationTracking`.
+    let total = Atom(0)
+    let watched = Flag()
+    let token = total.watch { _ in watched.raise() }
+    total.set(basket.prices.sum())
+    #expect(watched.isRaised)
+    #expect(DerivedAtom(total) { $0 * 2 }.value == 14)
+    token.cancel()
   }
 }

@@ -1,0 +1,113 @@
+/// A read-only value computed from other watchable values, recomputed whenever one of them
+/// changes, with watchers of its own.
+///
+/// ```swift
+/// let username = Atom(""), password = Atom("")
+/// let canLogin = DerivedAtom(username, password) { user, secret in
+///   !user.isEmpty && !secret.isEmpty
+/// }
+/// let token = canLogin.watch { change in print("can log in:", change.new) }
+/// username.set("ada")          // nothing: still false, and Bool is Equatable
+/// password.set("secret")       // prints "can log in: true"
+/// ```
+///
+/// - The value is computed when the derived atom is created and again after every change of any
+///   source, from the sources' current values. Recomputations are serialized, so the last one
+///   always sees the latest values.
+/// - When the value is `Equatable`, a recomputation that gives an equal value delivers nothing.
+///   Otherwise every recomputation is a change.
+/// - A change caused by a failed optimistic commit of a source carries that error.
+/// - The derived atom holds its sources; they hold it only weakly, so releasing it stops it.
+/// - `compute` runs on the thread that delivers the source's change, under a lock of the
+///   derived atom (not of the source). It must not touch the derived atom, and should be cheap.
+public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
+  private let derivation: Derivation<Value>
+
+  /// Creates a value derived from `source` by `compute`; every change is delivered.
+  ///
+  /// ```swift
+  /// let summary = DerivedAtom(items, filter) { items, filter in items.filter(filter.matches) }
+  /// ```
+  ///
+  /// With no source at all the value never changes.
+  ///
+  /// - Parameters:
+  ///   - source: The values to derive from, any number of them.
+  ///   - compute: Makes the value from the sources' values, in the order they were given.
+  public convenience init<each Source: Watchable>(
+    _ source: repeat each Source,
+    compute: @escaping @Sendable (repeat (each Source).Value) -> Value
+  ) {
+    self.init(derivation: Derivation(repeat each source, compute: compute, isSame: nil))
+  }
+
+  private init(derivation: Derivation<Value>) {
+    self.derivation = derivation
+  }
+
+  /// The current value: a snapshot, safe to read from any thread.
+  public var value: Value {
+    derivation.storage.value
+  }
+
+  /// Watches the derived value; see ``Watchable/watch(includingInitial:_:)``.
+  ///
+  /// ```swift
+  /// let token = canLogin.watch(includingInitial: true) { change in print(change.new) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - includingInitial: Whether to deliver the current value first, flagged
+  ///     ``AtomChange/isInitial``.
+  ///   - handler: Receives each change.
+  /// - Returns: A token that keeps the watch running; cancel or release it to stop.
+  public func watch(
+    includingInitial: Bool, _ handler: @escaping @Sendable (AtomChange<Value>) -> Void
+  ) -> WatchToken {
+    derivation.storage.watch(includingInitial: includingInitial, handler)
+  }
+
+  /// Watches the derived value on the main queue; see
+  /// ``Watchable/watchOnMain(includingInitial:_:)``.
+  ///
+  /// ```swift
+  /// let token = canLogin.watchOnMain(includingInitial: true) { button.isEnabled = $0.new }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - includingInitial: Whether to deliver the current value first, flagged
+  ///     ``AtomChange/isInitial``.
+  ///   - handler: Receives each change on the main actor.
+  /// - Returns: A token that keeps the watch running; cancel or release it to stop.
+  public func watchOnMain(
+    includingInitial: Bool, _ handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void
+  ) -> WatchToken {
+    derivation.storage.watchOnMain(includingInitial: includingInitial, handler)
+  }
+
+  /// The number of watches running on the derived value, for tests.
+  var watcherCount: Int {
+    derivation.storage.watcherCount
+  }
+}
+
+extension DerivedAtom where Value: Equatable {
+  /// Creates a value derived from `source` by `compute`; a recomputation that gives an equal
+  /// value delivers nothing.
+  ///
+  /// ```swift
+  /// let canLogin = DerivedAtom(username, password) { !$0.isEmpty && !$1.isEmpty }
+  /// ```
+  ///
+  /// With no source at all the value never changes.
+  ///
+  /// - Parameters:
+  ///   - source: The values to derive from, any number of them.
+  ///   - compute: Makes the value from the sources' values, in the order they were given.
+  public convenience init<each Source: Watchable>(
+    _ source: repeat each Source,
+    compute: @escaping @Sendable (repeat (each Source).Value) -> Value
+  ) {
+    self.init(derivation: Derivation(repeat each source, compute: compute, isSame: { $0 == $1 }))
+  }
+}

@@ -1,0 +1,209 @@
+/// Identifies one observation of an ``ObservationGroup``, to remove it with
+/// ``ObservationGroup/remove(_:)``.
+public struct ObservationID: Hashable, Sendable {
+  let rawValue: Int
+}
+
+/// Starts and stops many observations at once, delivering on the main actor: a view's bindings,
+/// begun when it appears and ended when it disappears.
+///
+/// ```swift
+/// @MainActor final class LoginViewController {
+///   let observations = ObservationGroup()
+///   func viewDidLoad() {
+///     observations.observe(model.username) { [weak self] change in
+///       self?.usernameField.text = change.new
+///     }
+///     observations.observe(model.canLogin) { [weak self] change in
+///       self?.loginButton.isEnabled = change.new
+///     }
+///   }
+///   func viewWillAppear() { observations.begin() }    // every initial value, now
+///   func viewWillDisappear() { observations.end() }   // no handler starts after this
+/// }
+/// ```
+///
+/// - Sources: any ``Watchable``, `NotificationCenter` notifications
+///   (`observe(notification:object:center:_:)`), and `@Observable` key paths
+///   (`observe(_:_:_:)` with a model and a key path; macOS 14, iOS 17, tvOS 17, watchOS 10).
+/// - Handlers run on the main actor, one at a time; each observation's changes arrive in the
+///   order they were made. Changes made off the main queue are delivered on it.
+/// - ``begin()`` delivers every initial value (flagged ``AtomChange/isInitial``) before it
+///   returns, in the order the observations were added; notifications have no initial value.
+/// - After ``end()`` returns, no handler starts. `begin()` and `end()` are idempotent, and
+///   calling either from inside any handler, including an initial one, is safe.
+/// - An observation added while the group is active starts at once (its initial value is
+///   delivered before `observe` returns); one removed stops at once.
+/// - The group holds its sources and handlers until it is released; releasing it ends it. A
+///   handler that captures the group's owner strongly makes a cycle: capture `[weak self]`.
+@MainActor
+public final class ObservationGroup {
+  private var observations: [(id: ObservationID, member: any GroupMember)] = []
+  private var nextID = 0
+
+  /// Whether the group is delivering: between ``begin()`` and ``end()``.
+  public private(set) var isActive = false
+
+  /// Creates an empty, inactive group.
+  public nonisolated init() {}
+
+  /// The number of observations in the group.
+  public var count: Int { observations.count }
+
+  /// Starts every observation and delivers every initial value before returning. Does nothing
+  /// when the group is active.
+  ///
+  /// The observations start in the order they were added. A handler that calls ``end()``
+  /// stops the remaining ones from starting.
+  ///
+  /// ```swift
+  /// observations.begin()     // each handler has run once, with change.isInitial == true
+  /// ```
+  public func begin() {
+    guard !isActive else { return }
+    isActive = true
+    for (id, member) in observations {
+      guard isActive else { return }
+      guard contains(id) else { continue }
+      member.start()
+    }
+  }
+
+  /// Stops every observation: no handler starts after this returns. Does nothing when the
+  /// group is not active.
+  ///
+  /// Safe from inside any handler; the handler that called it finishes, nothing else runs.
+  ///
+  /// ```swift
+  /// observations.end()
+  /// username.set("ada")      // no handler of the group runs
+  /// ```
+  public func end() {
+    guard isActive else { return }
+    isActive = false
+    for (_, member) in observations {
+      member.stop()
+    }
+  }
+
+  /// Removes an observation; it stops at once. Removing an unknown or already removed
+  /// observation does nothing.
+  ///
+  /// ```swift
+  /// let id = observations.observe(username) { print($0.new) }
+  /// observations.remove(id)
+  /// ```
+  ///
+  /// - Parameter id: What `observe` returned.
+  public func remove(_ id: ObservationID) {
+    guard let index = observations.firstIndex(where: { $0.id == id }) else { return }
+    let member = observations.remove(at: index).member
+    member.stop()
+  }
+
+  /// Watches `source`; while the group is active, `handler` receives its changes on the main
+  /// actor, in order, starting with the current value.
+  ///
+  /// ```swift
+  /// observations.observe(canLogin) { [weak self] change in
+  ///   self?.loginButton.isEnabled = change.new
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - source: Any watchable value, such as an ``Atom`` or a ``DerivedAtom``.
+  ///   - handler: Receives the initial value (flagged ``AtomChange/isInitial``) at each
+  ///     ``begin()``, then every change.
+  /// - Returns: The observation's identifier, for ``remove(_:)``.
+  @discardableResult
+  public func observe<Source: Watchable>(
+    _ source: Source,
+    _ handler: @escaping @MainActor @Sendable (AtomChange<Source.Value>) -> Void
+  ) -> ObservationID {
+    add(WatchableMember(source, handler))
+  }
+
+  /// Adds a member and starts it when the group is active.
+  func add(_ member: any GroupMember) -> ObservationID {
+    let id = ObservationID(rawValue: nextID)
+    nextID += 1
+    observations.append((id, member))
+    if isActive { member.start() }
+    return id
+  }
+
+  private func contains(_ id: ObservationID) -> Bool {
+    observations.contains { $0.id == id }
+  }
+}
+
+/// One observation of a group: started by `begin()`, stopped by `end()`.
+@MainActor
+protocol GroupMember: AnyObject {
+  /// Starts delivering; a source with a value delivers it before returning.
+  func start()
+  /// Stops delivering: no handler call starts after this returns.
+  func stop()
+}
+
+/// Whether a group member runs, and which run a delivery belongs to: a delivery from an
+/// earlier run, still on its way to the main queue, must not reach the handler.
+struct MemberRun {
+  private(set) var isRunning = false
+  private var generation = 0
+
+  /// Starts a run, unless one is running; returns its number, or `nil`.
+  mutating func start() -> Int? {
+    guard !isRunning else { return nil }
+    isRunning = true
+    generation += 1
+    return generation
+  }
+
+  /// Ends the current run.
+  mutating func stop() {
+    isRunning = false
+  }
+
+  /// Whether run `number` is the one running.
+  func isCurrent(_ number: Int) -> Bool {
+    isRunning && generation == number
+  }
+}
+
+/// A group's observation of a ``Watchable``.
+@MainActor
+final class WatchableMember<Source: Watchable>: GroupMember {
+  private let source: Source
+  private let handler: @MainActor @Sendable (AtomChange<Source.Value>) -> Void
+  private var run = MemberRun()
+  private var token: WatchToken?
+
+  init(
+    _ source: Source, _ handler: @escaping @MainActor @Sendable (AtomChange<Source.Value>) -> Void
+  ) {
+    self.source = source
+    self.handler = handler
+  }
+
+  func start() {
+    guard let number = run.start() else { return }
+    // Started on the main queue, the initial value is delivered before `watchOnMain` returns;
+    // its handler may already have stopped this run (or stopped it and started another).
+    let started = source.watchOnMain(includingInitial: true) { [weak self] change in
+      guard let self, self.run.isCurrent(number) else { return }
+      self.handler(change)
+    }
+    if run.isCurrent(number) {
+      token = started
+    } else {
+      started.cancel()
+    }
+  }
+
+  func stop() {
+    run.stop()
+    token?.cancel()
+    token = nil
+  }
+}

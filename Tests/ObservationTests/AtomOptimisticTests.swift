@@ -1,0 +1,171 @@
+import Testing
+
+@testable import TinyObservation
+
+@Suite struct AtomOptimisticTests {
+  struct Doc: Equatable {
+    var title = "Draft"
+    var stars = 0
+    var tags: [String] = []
+  }
+
+  @Test func aSuccessfulCommitShowsTheChangeAtOnceAndKeepsIt() async throws {
+    let doc = Atom(Doc())
+    let seen = Recorder<AtomChange<Doc>>()
+    let token = doc.watch { seen.record($0) }
+    let sent = Recorder<Doc>()
+    let committed = try await doc.update(optimistically: { $0.stars += 1 }) { value in
+      #expect(doc.value.stars == 1)  // visible before the commit runs
+      #expect(doc.confirmedValue.stars == 0)
+      sent.record(value)
+    }
+    #expect(committed.stars == 1)
+    #expect(sent.all.map(\.stars) == [1])
+    #expect(doc.value.stars == 1)
+    #expect(doc.confirmedValue.stars == 1)
+    #expect(seen.all.map(\.new.stars) == [1])  // success delivers nothing more
+    #expect(doc.pendingLayerCount == 0)
+    token.cancel()
+  }
+
+  @Test func aFailingCommitRollsBackWithTheErrorAndRethrows() async {
+    let doc = Atom(Doc())
+    let seen = Recorder<AtomChange<Doc>>()
+    let token = doc.watch { seen.record($0) }
+    await #expect(throws: Oops(code: 500)) {
+      try await doc.update(optimistically: { $0.title = "Final" }) { _ in
+        throw Oops(code: 500)
+      }
+    }
+    #expect(doc.value.title == "Draft")
+    let changes = seen.all
+    #expect(changes.map(\.new.title) == ["Final", "Draft"])
+    #expect(changes.map(\.old.title) == ["Draft", "Final"])
+    #expect(changes[0].error == nil)
+    #expect((changes[1].error as? Oops) == Oops(code: 500))
+    #expect(doc.pendingLayerCount == 0)
+    token.cancel()
+  }
+
+  /// Three optimistic updates in flight; the first commit's outcome is `firstFails`.
+  @Test(
+    "commits are serialized; each sends its layer over the then-confirmed value",
+    arguments: [false, true])
+  func commitsAreSerialized(firstFails: Bool) async throws {
+    let doc = Atom(Doc())
+    let sent = Recorder<Int>()
+    let firstStarted = Signal()
+    let finishFirst = Signal()
+    let allShown = Signal()
+    let token = doc.watch { if $0.new.stars == 111 { allShown.fire() } }
+    let first = Task {
+      try await doc.update(optimistically: { $0.stars += 1 }) { value in
+        sent.record(value.stars)
+        firstStarted.fire()
+        await finishFirst.wait()
+        if firstFails { throw Oops(code: 1) }
+      }
+    }
+    await firstStarted.wait()
+    let later = [10, 100].map { stars in
+      Task {
+        try await doc.update(optimistically: { $0.stars += stars }) { value in
+          sent.record(value.stars)
+        }
+      }
+    }
+    await allShown.wait()
+    #expect(doc.value.stars == 111)  // every layer visible
+    #expect(sent.all == [1])  // the later commits wait for the first to settle
+    finishFirst.fire()
+    let firstResult = await first.result
+    for task in later { _ = try await task.value }
+    #expect((try? firstResult.get()) == (firstFails ? nil : Doc(stars: 1)))
+    // Each later commit sends its own layer over the confirmed value: never a layer that is
+    // still pending, never the star that rolled back.
+    let expected = firstFails ? [1, 10, 110] : [1, 11, 111]
+    let orders = [expected, [expected[0], expected[1] + 100 - 10, expected[2]]]
+    #expect(orders.contains(sent.all))  // the two later tasks may take their turns either way
+    #expect(doc.value.stars == (firstFails ? 110 : 111))  // only the failed layer was removed
+    #expect(doc.confirmedValue == doc.value)
+    #expect(doc.pendingLayerCount == 0)
+    token.cancel()
+  }
+
+  @Test func aPlainUpdateWhileLayersArePendingChangesTheConfirmedValue() async throws {
+    let doc = Atom(Doc())
+    let started = Signal()
+    let finish = Signal()
+    let seen = Recorder<AtomChange<Doc>>()
+    let token = doc.watch { seen.record($0) }
+    let save = Task {
+      try await doc.update(optimistically: { $0.tags.append("starred") }) { value in
+        #expect(value.tags == ["starred"])
+        started.fire()
+        await finish.wait()
+      }
+    }
+    await started.wait()
+    // A server push while the save is in flight: applies under the pending layer.
+    let visible = doc.update { $0.title = "Pushed" }
+    #expect(visible == Doc(title: "Pushed", tags: ["starred"]))
+    #expect(doc.confirmedValue == Doc(title: "Pushed"))
+    doc.set(Doc(title: "Replaced", tags: ["old"]))
+    #expect(doc.value == Doc(title: "Replaced", tags: ["old", "starred"]))
+    #expect(doc.compareAndSet(expected: Doc(title: "Replaced", tags: ["old"]), to: Doc()))
+    #expect(doc.value == Doc(tags: ["starred"]))  // compared and replaced the confirmed value
+    finish.fire()
+    _ = try await save.value
+    // The confirmed value moved during the commit: the layer re-applies to the current one.
+    #expect(doc.confirmedValue == Doc(tags: ["starred"]))
+    #expect(doc.value == Doc(tags: ["starred"]))
+    #expect(seen.all.map(\.new.title) == ["Draft", "Pushed", "Replaced", "Draft"])
+    token.cancel()
+  }
+
+  @Test func aThrowingUpdateWhileLayersArePendingChangesNothing() async throws {
+    let doc = Atom(Doc())
+    let started = Signal()
+    let finish = Signal()
+    let save = Task {
+      try await doc.update(optimistically: { $0.stars = 5 }) { _ in
+        started.fire()
+        await finish.wait()
+      }
+    }
+    await started.wait()
+    #expect(throws: Oops(code: 2)) {
+      try doc.update { (value: inout Doc) throws(Oops) in
+        value.title = "Broken"
+        throw Oops(code: 2)
+      }
+    }
+    #expect(doc.value == Doc(stars: 5))
+    #expect(doc.confirmedValue == Doc())
+    finish.fire()
+    _ = try await save.value
+    #expect(doc.value == Doc(stars: 5))
+  }
+
+  @Test func manyConcurrentOptimisticUpdatesAllCommitInTurn() async throws {
+    let count = Atom(0)
+    let inFlight = Atom(0)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<50 {
+        group.addTask {
+          do {
+            try await count.update(optimistically: { $0 += 1 }) { _ in
+              #expect(inFlight.update { $0 += 1 } == 1)  // no other commit is running
+              inFlight.update { $0 -= 1 }
+              if index.isMultiple(of: 5) { throw Oops(code: index) }
+            }
+          } catch is Oops {}
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(count.value == 40)  // every fifth failed and was rolled back
+    #expect(count.confirmedValue == 40)
+    #expect(count.pendingLayerCount == 0)
+  }
+}

@@ -1,0 +1,38 @@
+import Testing
+
+@testable import TinyObservation
+
+@Suite struct LockedTests {
+  @Test func countsExactlyUnderContention() async {
+    let counter = Locked(0)
+    await onThreads(8) { _ in
+      for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
+    }
+    #expect(counter.withLock { $0 } == 80_000)
+  }
+
+  @Test func rethrowsTheBodysTypedError() {
+    let locked = Locked(1)
+    #expect(throws: Oops(code: 1)) {
+      try locked.withLock { (value: inout Int) throws(Oops) in throw Oops(code: value) }
+    }
+  }
+
+  @Test func aFlagIsRaisedOnceByExactlyOneCaller() async {
+    let flag = Flag()
+    #expect(!flag.isRaised)
+    let raisers = Locked(0)
+    await onThreads(8) { _ in
+      if flag.raise() { raisers.withLock { $0 += 1 } }
+    }
+    #expect(flag.isRaised)
+    #expect(raisers.withLock { $0 } == 1)
+  }
+
+  @Test func lockingAgainFromTheHoldingThreadTrapsInsteadOfDeadlocking() async {
+    await #expect(processExitsWith: .failure) {
+      let locked = Locked(0)
+      locked.withLock { _ in locked.withLock { $0 += 1 } }
+    }
+  }
+}

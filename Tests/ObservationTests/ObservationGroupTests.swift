@@ -1,0 +1,238 @@
+import Testing
+
+@testable import TinyObservation
+
+@Suite @MainActor struct ObservationGroupTests {
+  @Test func beginDeliversEveryInitialValueInOrderBeforeReturning() {
+    let name = Atom("Ada")
+    let count = Atom(3)
+    let group = ObservationGroup()
+    var log: [String] = []
+    group.observe(name) { log.append("name \($0.new) initial \($0.isInitial)") }
+    group.observe(count) { log.append("count \($0.new) initial \($0.isInitial)") }
+    #expect(log.isEmpty)  // nothing before begin
+    #expect(!group.isActive)
+    group.begin()
+    #expect(group.isActive)
+    #expect(log == ["name Ada initial true", "count 3 initial true"])
+    name.set("Bob")
+    #expect(log.last == "name Bob initial false")
+    group.end()
+  }
+
+  @Test func beginAndEndAreIdempotentAndNoHandlerStartsAfterEnd() {
+    let name = Atom("")
+    let group = ObservationGroup()
+    var seen: [String] = []
+    group.observe(name) { seen.append($0.new) }
+    group.begin()
+    group.begin()  // no second initial delivery
+    #expect(seen == [""])
+    group.end()
+    group.end()
+    name.set("after end")
+    #expect(seen == [""])
+    group.begin()  // starts again, with a fresh initial value
+    #expect(seen == ["", "after end"])
+    group.end()
+  }
+
+  @Test func changesMadeOffTheMainQueueAreDeliveredOnItInOrder() async {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    var onMain: [Bool] = []
+    group.observe(count) { change in
+      seen.append(change.new)
+      onMain.append(MainQueue.isCurrent)
+    }
+    group.begin()
+    startThread {
+      for _ in 0..<50 { count.update { $0 += 1 } }
+    }.wait()
+    #expect(seen == [0])
+    await mainQueueTurn()
+    #expect(seen == Array(0...50))
+    #expect(onMain.allSatisfy { $0 })
+    group.end()
+  }
+
+  @Test func endDropsChangesStillQueuedForTheMainQueue() async {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    group.observe(count) { seen.append($0.new) }
+    group.begin()
+    startThread { count.set(1) }.wait()
+    group.end()
+    await mainQueueTurn()
+    #expect(seen == [0])
+  }
+
+  @Test func endFromInsideAnInitialHandlerStopsTheRest() {
+    let a = Atom("a")
+    let b = Atom("b")
+    let group = ObservationGroup()
+    var log: [String] = []
+    group.observe(a) { change in
+      log.append("a \(change.new)")
+      group.end()
+    }
+    group.observe(b) { log.append("b \($0.new)") }
+    group.begin()
+    #expect(log == ["a a"])  // b never started
+    #expect(!group.isActive)
+    a.set("A")
+    b.set("B")
+    #expect(log == ["a a"])
+  }
+
+  @Test func endFromInsideAHandlerStopsChangesQueuedBehindIt() {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    group.observe(count) { change in
+      seen.append(change.new)
+      if change.new == 1 {
+        count.set(2)  // queued behind this change…
+        group.end()  // …and dropped
+      }
+    }
+    group.begin()
+    count.set(1)
+    #expect(seen == [0, 1])
+    #expect(count.value == 2)
+  }
+
+  @Test func anInitialHandlerThatChangesItsSourceSeesTheChangeRightAfter() {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var log: [String] = []
+    group.observe(count) { change in
+      log.append("\(change.isInitial ? "initial" : "change") \(change.new)")
+      if change.isInitial { count.set(1) }
+    }
+    group.begin()
+    #expect(log == ["initial 0", "change 1"])
+    group.end()
+  }
+
+  @Test func endAndBeginAgainFromInsideAHandler() {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var log: [String] = []
+    var restarted = false
+    group.observe(count) { change in
+      log.append("\(change.isInitial ? "initial" : "change") \(change.new)")
+      if !restarted && change.new == 1 {
+        restarted = true
+        group.end()
+        group.begin()
+      }
+    }
+    group.begin()
+    count.set(1)
+    count.set(2)
+    #expect(log == ["initial 0", "change 1", "initial 1", "change 2"])
+    group.end()
+  }
+
+  @Test func observationsAddedOrRemovedWhileActiveStartOrStopOnTheirOwn() {
+    let name = Atom("Ada")
+    let count = Atom(1)
+    let group = ObservationGroup()
+    var log: [String] = []
+    group.observe(name) { log.append("name \($0.new)") }
+    group.begin()
+    let id = group.observe(count) { log.append("count \($0.new)") }
+    #expect(log == ["name Ada", "count 1"])  // added while active: initial at once
+    #expect(group.count == 2)
+    group.remove(id)
+    group.remove(id)  // unknown now: nothing
+    #expect(group.count == 1)
+    count.set(2)
+    name.set("Bob")
+    #expect(log == ["name Ada", "count 1", "name Bob"])
+    group.end()
+    group.begin()
+    #expect(log.last == "name Bob")  // the removed one stays removed
+    group.end()
+  }
+
+  @Test func aHandlerMayRemoveAnObservationThatHasNotStartedYet() {
+    let a = Atom("a")
+    let b = Atom("b")
+    let group = ObservationGroup()
+    var log: [String] = []
+    @MainActor final class Later {
+      var id: ObservationID?
+    }
+    let second = Later()
+    group.observe(a) { change in
+      log.append("a \(change.new)")
+      if let id = second.id { group.remove(id) }
+    }
+    second.id = group.observe(b) { log.append("b \($0.new)") }
+    group.begin()
+    #expect(log == ["a a"])
+    group.end()
+  }
+
+  @Test func releasingTheGroupStopsItAndLeaksNothing() {
+    let count = Atom(0)
+    weak var weakGroup: ObservationGroup?
+    weak var weakCaptured: Owner?
+    var seen: [Int] = []
+    do {
+      let group = ObservationGroup()
+      let captured = Owner()
+      weakGroup = group
+      weakCaptured = captured
+      group.observe(count) { change in
+        _ = captured.name
+        seen.append(change.new)
+      }
+      group.begin()
+    }
+    #expect(weakGroup == nil)
+    #expect(weakCaptured == nil)
+    #expect(count.watcherCount == 0)
+    count.set(1)
+    #expect(seen == [0])
+  }
+
+  @Test func aViewControllerWithWeakSelfHandlersIsReleased() {
+    @MainActor final class Screen {
+      let observations = ObservationGroup()
+      var shown = ""
+
+      init(_ name: Atom<String>) {
+        observations.observe(name) { [weak self] change in self?.shown = change.new }
+        observations.begin()
+      }
+    }
+    let name = Atom("Ada")
+    weak var weakScreen: Screen?
+    do {
+      let screen = Screen(name)
+      weakScreen = screen
+      name.set("Bob")
+      #expect(screen.shown == "Bob")
+    }
+    #expect(weakScreen == nil)
+    #expect(name.watcherCount == 0)
+  }
+
+  @Test func memberRunsTellStaleDeliveriesApart() {
+    var run = MemberRun()
+    let first = run.start()
+    #expect(first == 1)
+    #expect(run.start() == nil)  // already running
+    #expect(run.isCurrent(1))
+    run.stop()
+    #expect(!run.isCurrent(1))
+    #expect(run.start() == 2)
+    #expect(!run.isCurrent(1))
+    #expect(run.isCurrent(2))
+  }
+}
