@@ -5,6 +5,7 @@ import PackageDescription
 /// and the other blocks its tests may use. Adding a block is adding a row.
 let blocks: [(folder: String, testsAlsoUse: [String])] = [
   ("Sequence", []),
+  ("Waiting", []),
 ]
 
 let modules = blocks.map { "Tiny\($0.folder)" }
