@@ -21,6 +21,14 @@ final class Recorder<Element: Sendable>: @unchecked Sendable {  // safe: `elemen
     elements.append(element)
   }
 
+  /// Empties the list and returns what it held.
+  func removeAll() -> [Element] {
+    lock.lock()
+    defer { lock.unlock() }
+    defer { elements = [] }
+    return elements
+  }
+
   var all: [Element] {
     lock.lock()
     defer { lock.unlock() }
