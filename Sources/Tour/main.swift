@@ -1,7 +1,8 @@
 // `swift run tour`: a guided, real run of every block. Each chapter lives in its own file.
 
 let chapters: [Chapter] = [
-  sequenceChapter
+  sequenceChapter,
+  waitingChapter,
 ]
 
 await Tour.run(chapters)

@@ -6,6 +6,7 @@ import Foundation
 import Observation
 import Testing
 import TinySequence
+import TinyWaiting
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
@@ -41,5 +42,6 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(changed.isRaised)
     #expect(basket.prices.sum() == 7)
     #expect(basket.prices.max(of: { -$0 }) == 3)
+    #expect(try Promise(value: basket.prices).map { $0.sum() }.result?.get() == 7)
   }
 }

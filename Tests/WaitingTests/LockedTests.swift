@@ -13,10 +13,11 @@ import Testing
 
   @Test func withLockReturnsTheBodysResult() {
     let locked = Locked([1, 2])
-    #expect(locked.withLock { state -> Int in
-      state.append(3)
-      return state.count
-    } == 3)
+    #expect(
+      locked.withLock { state -> Int in
+        state.append(3)
+        return state.count
+      } == 3)
   }
 
   /// A class holding a lock, as the waiter and the promise do.

@@ -75,7 +75,9 @@ import TinyWaiting
     finished.finish()
     let results = await Task {
       withUnsafeCurrentTask { $0?.cancel() }
-      return (await unfinished.wait(timeout: .seconds(60)), await finished.wait(timeout: .seconds(60)))
+      return (
+        await unfinished.wait(timeout: .seconds(60)), await finished.wait(timeout: .seconds(60))
+      )
     }.value
     #expect(results == (false, true))
   }

@@ -118,14 +118,19 @@ final class WaiterSynchronousWaitTests: XCTestCase {
       results.append("wait for a block: \(blocked.wait(timeout: .milliseconds(100)))")
 
       let timed = Waiter(quantum: .seconds(5))
-      RunLoop.main.add(Timer(fire: Date(timeIntervalSinceNow: 0.01), interval: 0, repeats: false) { _ in timed.finish() }, forMode: .default)
+      RunLoop.main.add(
+        Timer(fire: Date(timeIntervalSinceNow: 0.01), interval: 0, repeats: false) { _ in
+          timed.finish()
+        }, forMode: .default)
       results.append("wait for a timer: \(timed.wait(timeout: .seconds(10)))")
 
       let background = Waiter(quantum: .seconds(5))
       DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { background.finish() }
       let started = ContinuousClock.now
       let finished = background.wait(timeout: .seconds(10))
-      results.append("wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(2))")
+      results.append(
+        "wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(2))"
+      )
     }
     XCTAssertTrue(outer.wait(timeout: .seconds(10)))
     XCTAssertEqual(

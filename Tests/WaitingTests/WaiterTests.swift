@@ -50,13 +50,15 @@ import TinyWaiting
     let count = try await #require(
       processExitsWith: .failure, observing: [\.standardErrorContent]
     ) { _ = Waiter(count: 0) }
-    #expect(String(decoding: count.standardErrorContent, as: UTF8.self).contains(
-      "Waiter(count:quantum:): count must be at least 1, got 0"))
+    #expect(
+      String(decoding: count.standardErrorContent, as: UTF8.self).contains(
+        "Waiter(count:quantum:): count must be at least 1, got 0"))
     let quantum = try await #require(
       processExitsWith: .failure, observing: [\.standardErrorContent]
     ) { _ = Waiter(quantum: .seconds(-2)) }
-    #expect(String(decoding: quantum.standardErrorContent, as: UTF8.self).contains(
-      "Waiter(count:quantum:): quantum must be positive, got -2.0 seconds"))
+    #expect(
+      String(decoding: quantum.standardErrorContent, as: UTF8.self).contains(
+        "Waiter(count:quantum:): quantum must be positive, got -2.0 seconds"))
   }
 
   @Test func concurrentFinishesCountExactlyOnceEach() async {

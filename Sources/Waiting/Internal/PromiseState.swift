@@ -51,7 +51,10 @@ struct PromiseState<Value, Callback> {
 
   /// Registers `callback`, or says to run it at once when the state is already resolved.
   ///
-  /// - Parameter id: The identifier to register it under; a fresh one by default.
+  /// - Parameters:
+  ///   - callback: The callback to keep until the resolution.
+  ///   - id: The identifier to register it under; a fresh one by default.
+  /// - Returns: Where the callback went.
   mutating func register(_ callback: Callback, id: UInt64? = nil) -> Registration {
     if let result { return .runNow(result) }
     let id = id ?? makeID()

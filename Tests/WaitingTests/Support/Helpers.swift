@@ -11,7 +11,8 @@ struct TestError: Error, Equatable {
 }
 
 /// A lock-protected list that `@Sendable` callbacks on any thread can append to.
-final class Recorder<Element: Sendable>: @unchecked Sendable {  // safe: `elements` only under `lock`
+// Safe: `elements` is only touched under `lock`.
+final class Recorder<Element: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var elements: [Element] = []
 
