@@ -5,7 +5,8 @@ extension Waiter {
   /// It blocks no thread, so it is the wait for Swift Testing, for any `async` code and for
   /// main-actor code (the main actor stays free for the work being awaited). It returns `true`
   /// as soon as the waiter finishes (at once, without suspending, when it already has), and
-  /// `false` at the timeout. When the task is cancelled while the waiter is unfinished, it
+  /// `false` at the timeout. As with the synchronous wait, the result says whether the last
+  /// `finish()` came before the deadline, however late the timeout task gets to run. When the task is cancelled while the waiter is unfinished, it
   /// returns `false` promptly; a task already cancelled on entry gets ``isFinished`` at once. A
   /// `timeout` of zero or less does not wait: it returns `isFinished`.
   ///
@@ -29,7 +30,7 @@ extension Waiter {
     let id = state.withLock { $0.makeID() }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let suspension = Suspension(continuation: continuation, timer: nil)
+        let suspension = Suspension(continuation: continuation, deadline: deadline, timer: nil)
         guard state.withLock({ $0.suspend(suspension, id: id) }) else {
           return continuation.resume(returning: true)
         }

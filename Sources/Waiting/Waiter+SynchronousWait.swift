@@ -35,9 +35,13 @@ extension Waiter {
   ///
   /// It is unavailable from `async` code: Swift Testing runs tests off the main thread, where
   /// the main run loop never runs, and a blocked cooperative thread can deadlock the very work
-  /// being awaited. There, use `await wait(timeout:)`. Waiting synchronously inside a
-  /// main-queue block that runs off the main thread (as after `dispatchMain()`) blocks the main
-  /// queue for the whole wait.
+  /// being awaited. There, use `await wait(timeout:)`.
+  ///
+  /// Inside a main-queue block the main queue is busy with that block, so no other main-queue
+  /// block can run until the wait returns (run-loop timers still fire on the main thread), and
+  /// the wait checks for the last `finish()` every 10 ms instead of being woken by it. Waiting
+  /// inside a main-queue block that runs off the main thread (as after `dispatchMain()`) blocks
+  /// the main queue for the whole wait.
   ///
   /// - Parameters:
   ///   - timeout: How long to wait at most.

@@ -101,7 +101,8 @@ public final class Waiter: Sendable {
     case .finished(let suspended, let blocked, let wakesMainRunLoop):
       for suspension in suspended {
         suspension.timer?.cancel()
-        suspension.continuation.resume(returning: true)
+        // A timeout task that ran late (a busy machine) must not turn a late finish into true.
+        suspension.continuation.resume(returning: now <= suspension.deadline)
       }
       for semaphore in blocked {
         semaphore.signal()
@@ -133,9 +134,11 @@ public final class Waiter: Sendable {
 }
 
 extension Waiter {
-  /// An asynchronous wait: the continuation to resume, and the task that times it out.
+  /// An asynchronous wait: the continuation to resume, its deadline, and the task that times
+  /// it out.
   struct Suspension: Sendable {
     let continuation: CheckedContinuation<Bool, Never>
+    let deadline: ContinuousClock.Instant
     var timer: Task<Void, Never>?
   }
 }

@@ -1,60 +1,71 @@
 #if canImport(Darwin)
-  import os
-#else
-  import Synchronization
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
 #endif
 
 /// A value that is read and changed only under a lock.
 ///
-/// On Linux it is the toolchain's `Mutex`, stored inline (no allocation). On Apple platforms,
-/// where `Mutex` needs macOS 15 / iOS 18, it is an `os_unfair_lock` next to the value in one
-/// small object. The body runs with the lock held: it must be short and never call user code.
+/// The lock and the value share one heap allocation, so they keep a stable address: an
+/// `os_unfair_lock` on Apple platforms, a `pthread_mutex_t` elsewhere. (The toolchain's `Mutex`
+/// would need no allocation, but needs macOS 15 / iOS 18, and on Linux the thread sanitizer
+/// cannot see its futex, so it reported every use as a race.) The body runs with the lock held:
+/// it must be short and never call user code.
 struct Locked<State>: ~Copyable {
   #if canImport(Darwin)
-    private let box: Box
-
-    init(_ state: consuming sending State) {
-      box = Box(state)
-    }
-
-    borrowing func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
-      os_unfair_lock_lock(box.lock)
-      defer { os_unfair_lock_unlock(box.lock) }
-      return body(&box.state)
-    }
-
-    /// The lock and the value it protects.
-    private final class Box {
-      let lock: os_unfair_lock_t
-      var state: State
-
-      init(_ state: State) {
-        self.state = state
-        lock = .allocate(capacity: 1)
-        lock.initialize(to: os_unfair_lock())
-      }
-
-      deinit {
-        lock.deinitialize(count: 1)
-        lock.deallocate()
-      }
-    }
+    private typealias PlatformLock = os_unfair_lock
   #else
-    private let mutex: Mutex<State>
-
-    init(_ state: consuming sending State) {
-      mutex = Mutex(state)
-    }
-
-    borrowing func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
-      mutex.withLock { state in body(&state) }
-    }
+    private typealias PlatformLock = pthread_mutex_t
   #endif
+
+  private let lock: UnsafeMutablePointer<PlatformLock>
+  private let state: UnsafeMutablePointer<State>
+
+  init(_ initialState: consuming State) {
+    let stateOffset = Self.stateOffset
+    let memory = UnsafeMutableRawPointer.allocate(
+      byteCount: stateOffset + MemoryLayout<State>.size,
+      alignment: Swift.max(MemoryLayout<PlatformLock>.alignment, MemoryLayout<State>.alignment))
+    lock = memory.bindMemory(to: PlatformLock.self, capacity: 1)
+    state = (memory + stateOffset).bindMemory(to: State.self, capacity: 1)
+    state.initialize(to: initialState)
+    #if canImport(Darwin)
+      lock.initialize(to: os_unfair_lock())
+    #else
+      lock.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(lock, nil)
+    #endif
+  }
+
+  deinit {
+    #if !canImport(Darwin)
+      pthread_mutex_destroy(lock)
+    #endif
+    state.deinitialize(count: 1)
+    lock.deinitialize(count: 1)
+    UnsafeMutableRawPointer(lock).deallocate()
+  }
+
+  /// Runs `body` on the value with the lock held, and returns what it returns.
+  borrowing func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(lock)
+      defer { os_unfair_lock_unlock(lock) }
+    #else
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+    #endif
+    return try body(&state.pointee)
+  }
+
+  /// Where the value starts in the allocation: after the lock, aligned for the value.
+  private static var stateOffset: Int {
+    let alignment = MemoryLayout<State>.alignment
+    return (MemoryLayout<PlatformLock>.size + alignment - 1) / alignment * alignment
+  }
 }
 
-#if canImport(Darwin)
-  // Safe: the value is only reached through `withLock`, under the box's one lock.
-  extension Locked: @unchecked Sendable {}
-#else
-  extension Locked: Sendable {}
-#endif
+// Safe: the value is only reached through `withLock`, under the one lock stored beside it.
+extension Locked: @unchecked Sendable where State: Sendable {}

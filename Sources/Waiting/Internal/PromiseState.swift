@@ -72,4 +72,5 @@ struct PromiseState<Value, Callback> {
   }
 }
 
+extension PromiseState: Sendable where Value: Sendable, Callback: Sendable {}
 extension PromiseState.Registration: Sendable where Value: Sendable {}

@@ -108,4 +108,5 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
   }
 }
 
+extension WaiterState: Sendable where Instant: Sendable, Suspension: Sendable, Blocking: Sendable {}
 extension WaiterState.Finish: Sendable where Suspension: Sendable, Blocking: Sendable {}
