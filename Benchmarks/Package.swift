@@ -9,6 +9,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 /// One benchmark executable per block: `Benchmarks/<Block>Benchmarks/`.
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
+  ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine")]),
 ]
 
 let package = Package(
@@ -19,6 +20,7 @@ let package = Package(
     .package(
       url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
   ],
   targets: [
     .target(
@@ -40,5 +42,13 @@ let package = Package(
       swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-Xllvm", "-align-loops=64"])],
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
-  }
+  } + [
+    // Wake latency on the main thread, where XCTest waits: a plain program, because benchmark
+    // bodies run off the main thread. `swift run -c release WaitingMainThreadLatency`.
+    .executableTarget(
+      name: "WaitingMainThreadLatency",
+      dependencies: [.product(name: "TinyWaiting", package: root)],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    )
+  ]
 )

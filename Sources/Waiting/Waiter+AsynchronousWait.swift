@@ -36,9 +36,11 @@ extension Waiter {
         }
         // A cancellation that came before `suspend` found nothing to resume.
         if Task.isCancelled { return stopWaiting(id) }
+        // The clock's sleep traps past about 292 years; no test waits that long.
+        let wakeUp = Swift.min(deadline, clock.now + .seconds(100 * 365 * 24 * 3_600))
         let timer = Task { [weak self, clock] in
           do {
-            try await Task.sleep(until: deadline, clock: clock)
+            try await Task.sleep(until: wakeUp, clock: clock)
           } catch {
             return  // cancelled: the wait was resumed another way
           }

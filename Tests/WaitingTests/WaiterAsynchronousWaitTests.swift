@@ -118,3 +118,12 @@ import TinyWaiting
     #expect(released == nil)
   }
 }
+
+extension WaiterAsynchronousWaitTests {
+  @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
+  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
+    let waiter = Waiter()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { waiter.finish() }
+    #expect(await waiter.wait(timeout: timeout))
+  }
+}

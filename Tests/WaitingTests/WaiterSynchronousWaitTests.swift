@@ -212,3 +212,12 @@ private func threadCPUTime() -> Duration {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
   return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
 }
+
+extension WaiterSynchronousWaitOffTheMainThreadTests {
+  @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
+  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
+    let waiter = Waiter(quantum: timeout)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { waiter.finish() }
+    #expect(await onNewThread { waiter.wait(timeout: timeout) })
+  }
+}
