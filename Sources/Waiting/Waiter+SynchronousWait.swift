@@ -58,8 +58,11 @@ extension Waiter {
     // threads on Linux. So this is the one question `Thread.isMainThread` answers right.
     let spinsMainRunLoop = Thread.isMainThread
     // Inside a main-queue block the serial main queue cannot drain, so the block `finish()`
-    // posts cannot end a slice early: keep slices short instead.
-    let longestSlice = spinsMainRunLoop && MainQueue.isCurrent ? nestedSlice : .seconds(3_600)
+    // posts could not end a slice early. No queue-specific key can tell (libdispatch makes the
+    // main queue current on the main thread from the start), so a probe block tells: once it
+    // has run, the main queue drains during this wait; until then, slices stay short.
+    let mainQueueDrains = Promise<Void>()
+    if spinsMainRunLoop { DispatchQueue.main.async { mainQueueDrains.fulfill() } }
     let semaphore = DispatchSemaphore(value: 0)
     guard
       let id = state.withLock({ $0.block(on: semaphore, spinsMainRunLoop: spinsMainRunLoop) })
@@ -77,6 +80,8 @@ extension Waiter {
         nextQuantum = start + quantum * (elapsedQuanta + 1)
         continue
       }
+      let longestSlice =
+        spinsMainRunLoop && !mainQueueDrains.isResolved ? shortSlice : .seconds(3_600)
       let slice = Swift.min(deadline, nextQuantum, now + longestSlice) - now
       if !(spinsMainRunLoop && RunLoop.main.run(mode: .default, before: Date(after: slice))) {
         // Off the main thread, or the main run loop could not run: block instead.
@@ -86,9 +91,9 @@ extension Waiter {
   }
 }
 
-/// The longest slice of the main run loop while waiting inside a main-queue block: how late
-/// such a wait may notice the last `finish()`.
-private let nestedSlice = Duration.milliseconds(10)
+/// The longest slice of the main run loop until the main queue is seen to drain (never, inside
+/// a main-queue block): how late such a wait may notice the last `finish()`.
+private let shortSlice = Duration.milliseconds(10)
 
 extension Date {
   /// The date `duration` from now.
