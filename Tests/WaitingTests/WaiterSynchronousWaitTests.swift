@@ -155,13 +155,14 @@ final class WaiterSynchronousWaitTests: XCTestCase {
   }
 
   @Test func blocksInsteadOfSpinning() async {
-    // A spinning wait would burn about as much CPU time as it waits; a blocked one, almost none.
+    // A spinning wait burns CPU time for as long as it waits (70–210 ms of these 300 ms were
+    // measured for a spinning wait on this loaded 2-core machine); a blocked one, almost none.
     let cpuTime = await onNewThread {
       let before = threadCPUTime()
       _ = Waiter(quantum: .seconds(1)).wait(timeout: .milliseconds(300))
       return threadCPUTime() - before
     }
-    #expect(cpuTime < .milliseconds(60))
+    #expect(cpuTime < .milliseconds(20))
   }
 
   @Test func theLastFinishWakesTheWaitWithoutWaitingForTheQuantum() async {
