@@ -29,8 +29,22 @@ extension Promise {
   public func map<NewValue: Sendable>(
     _ transform: @escaping @Sendable (Value) throws -> NewValue
   ) -> Promise<NewValue> {
-    if let result {
-      return Promise<NewValue>(result: result.flatMap { value in Result { try transform(value) } })
+    // Already resolved: no callback, no metadata for a `Result` (this is the hot path).
+    storage.lock()
+    switch storage.state.pointee.phase {
+    case .fulfilled:
+      let value = storage.slot.pointee
+      storage.unlock()
+      do {
+        return Promise<NewValue>(value: try transform(value))
+      } catch {
+        return Promise<NewValue>(error: error)
+      }
+    case .rejected(let error):
+      storage.unlock()
+      return Promise<NewValue>(error: error)
+    case .pending:
+      storage.unlock()
     }
     let mapped = Promise<NewValue>()
     whenResolved { result in
@@ -90,8 +104,21 @@ extension Promise {
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
-    if let result {
-      return Promise(result: result.flatMapError { error in Result { try recovery(error) } })
+    storage.lock()
+    switch storage.state.pointee.phase {
+    case .fulfilled:
+      let value = storage.slot.pointee
+      storage.unlock()
+      return Promise(value: value)
+    case .rejected(let error):
+      storage.unlock()
+      do {
+        return Promise(value: try recovery(error))
+      } catch {
+        return Promise(error: error)
+      }
+    case .pending:
+      storage.unlock()
     }
     let recovered = Promise<Value>()
     whenResolved { result in

@@ -24,40 +24,91 @@ extension Promise {
     }
   }
 
-  /// The promised value, awaited without blocking a thread.
-  ///
-  /// When the promise is already resolved this returns or throws at once, without suspending
-  /// (no continuation is made). Otherwise the calling task suspends until the promise resolves.
-  /// If that task is cancelled first, the getter stops waiting and throws `CancellationError`;
-  /// the promise itself is unaffected and may still resolve for others.
-  ///
-  /// ```swift
-  /// let items = try await api.feed(for: token).map(\.items).value
-  /// ```
-  ///
-  /// - Throws: The error the promise was rejected with, or `CancellationError` when the
-  ///   awaiting task is cancelled while the promise is pending.
-  public var value: Value {
-    get async throws {
-      if let result { return try result.get() }
-      return try await suspendUntilResolved()
+  // Two spellings of one getter: `nonisolated(nonsending)` (Swift 6.2) keeps the resolved
+  // case on the caller's executor, which halved its cost; older compilers do not parse it.
+  #if compiler(>=6.2)
+    /// The promised value, awaited without blocking a thread.
+    ///
+    /// When the promise is already resolved this returns or throws at once, without suspending:
+    /// no continuation is made, and (compiled with Swift 6.2 or later) no hop off the caller's
+    /// executor. Otherwise the calling task suspends until the promise resolves. If that task
+    /// is cancelled first, the getter stops waiting and throws `CancellationError`; the promise
+    /// itself is unaffected and may still resolve for others.
+    ///
+    /// ```swift
+    /// let items = try await api.feed(for: token).map(\.items).value
+    /// ```
+    ///
+    /// - Throws: The error the promise was rejected with, or `CancellationError` when the
+    ///   awaiting task is cancelled while the promise is pending.
+    nonisolated(nonsending) public var value: Value {
+      get async throws {
+        storage.lock()
+        switch storage.state.pointee.phase {
+        case .fulfilled:
+          let value = storage.slot.pointee
+          storage.unlock()
+          return value
+        case .rejected(let error):
+          storage.unlock()
+          throw error
+        case .pending:
+          storage.unlock()
+          return try await suspendUntilResolved()
+        }
+      }
     }
-  }
+  #else
+    /// The promised value, awaited without blocking a thread.
+    ///
+    /// When the promise is already resolved this returns or throws at once, without suspending:
+    /// no continuation is made, and (compiled with Swift 6.2 or later) no hop off the caller's
+    /// executor. Otherwise the calling task suspends until the promise resolves. If that task
+    /// is cancelled first, the getter stops waiting and throws `CancellationError`; the promise
+    /// itself is unaffected and may still resolve for others.
+    ///
+    /// ```swift
+    /// let items = try await api.feed(for: token).map(\.items).value
+    /// ```
+    ///
+    /// - Throws: The error the promise was rejected with, or `CancellationError` when the
+    ///   awaiting task is cancelled while the promise is pending.
+    public var value: Value {
+      get async throws {
+        storage.lock()
+        switch storage.state.pointee.phase {
+        case .fulfilled:
+          let value = storage.slot.pointee
+          storage.unlock()
+          return value
+        case .rejected(let error):
+          storage.unlock()
+          throw error
+        case .pending:
+          storage.unlock()
+          return try await suspendUntilResolved()
+        }
+      }
+    }
+  #endif
 
   /// The slow path of ``value``: suspends until the promise resolves or the task is cancelled.
   private func suspendUntilResolved() async throws -> Value {
     // The identifier is known before the callback is registered, so a cancellation that
     // arrives at any moment can take the callback back; whoever takes it resumes.
-    let id = state.withLock { $0.makeID() }
+    let id = storage.withLock { storage.state.pointee.makeID() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let resume: Callback = { continuation.resume(with: $0) }
-        if case .runNow(let result) = state.withLock({ $0.register(resume, id: id) }) {
-          resume(result)
-        } else if Task.isCancelled {
-          // Cancelled before registering: the cancellation handler found nothing to take.
-          cancelWaiting(id)
+        let resume = Self.callback { continuation.resume(with: $0) }
+        storage.lock()
+        guard storage.state.pointee.register(resume, id: id) else {
+          let result = lockedResult
+          storage.unlock()
+          return continuation.resume(with: result!)
         }
+        storage.unlock()
+        // Cancelled before registering: the cancellation handler found nothing to take.
+        if Task.isCancelled { cancelWaiting(id) }
       }
     } onCancel: {
       cancelWaiting(id)
@@ -67,6 +118,7 @@ extension Promise {
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
   private func cancelWaiting(_ id: UInt64) {
-    state.withLock { $0.unregister(id) }?(.failure(CancellationError()))
+    guard let resume = storage.withLock({ storage.state.pointee.unregister(id) }) else { return }
+    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }
   }
 }

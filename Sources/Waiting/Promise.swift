@@ -21,12 +21,15 @@ import Dispatch
 /// A promise is safe to use from any thread. It keeps its callbacks only while pending and
 /// drops them when it resolves, so a callback that captures the promise makes no lasting
 /// retain cycle.
-public final class Promise<Value: Sendable>: Sendable {
-  /// A function that receives the resolution.
-  typealias Callback = @Sendable (Result<Value, any Error>) -> Void
+public final class Promise<Value: Sendable>: @unchecked Sendable {
+  // Safe: the state and the value in `storage` are only read or written with its lock held.
 
-  /// Everything the promise knows, behind one lock.
-  let state: Locked<PromiseState<Value, Callback>>
+  /// A registered callback (see `PromiseStorage`).
+  typealias Callback = PromiseCallback
+
+  /// The lock, the state (pending, fulfilled or rejected, and the callbacks waiting) and the
+  /// value once fulfilled.
+  let storage: PromiseStorage<Value>
 
   /// Creates a pending promise.
   ///
@@ -35,7 +38,7 @@ public final class Promise<Value: Sendable>: Sendable {
   /// feed.isResolved                     // false
   /// ```
   public init() {
-    state = Locked(PromiseState())
+    storage = PromiseStorage(.pending)
   }
 
   /// Creates a promise already fulfilled with `value`.
@@ -46,7 +49,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter value: The value.
   public init(value: Value) {
-    state = Locked(PromiseState(resolved: .success(value)))
+    storage = PromiseStorage(fulfilledWith: value)
   }
 
   /// Creates a promise already rejected with `error`.
@@ -57,7 +60,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter error: The error.
   public init(error: any Error) {
-    state = Locked(PromiseState(resolved: .failure(error)))
+    storage = PromiseStorage(.rejected(error))
   }
 
   /// Fulfils the promise with `value`, unless it is already resolved.
@@ -113,9 +116,23 @@ public final class Promise<Value: Sendable>: Sendable {
   ///   resolved.
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
-    guard let callbacks = state.withLock({ $0.resolve(result) }) else { return false }
-    for callback in callbacks {
-      callback(result)
+    storage.lock()
+    let callbacks: [Callback]?
+    switch result {
+    case .success(let value):
+      callbacks = storage.state.pointee.resolve(.fulfilled)
+      if callbacks != nil { storage.slot.initialize(to: value) }
+    case .failure(let error):
+      callbacks = storage.state.pointee.resolve(.rejected(error))
+    }
+    storage.unlock()
+    guard let callbacks else { return false }
+    if !callbacks.isEmpty {
+      withUnsafePointer(to: result) { result in
+        for callback in callbacks {
+          callback(result)
+        }
+      }
     }
     return true
   }
@@ -129,7 +146,16 @@ public final class Promise<Value: Sendable>: Sendable {
   /// promise.result                      // success(7)
   /// ```
   public var result: Result<Value, any Error>? {
-    state.withLock { $0.result }
+    storage.withLock { lockedResult }
+  }
+
+  /// The resolution, read by a caller that holds the lock.
+  var lockedResult: Result<Value, any Error>? {
+    switch storage.state.pointee.phase {
+    case .pending: nil
+    case .fulfilled: .success(storage.slot.pointee)
+    case .rejected(let error): .failure(error)
+    }
   }
 
   /// Whether the promise is fulfilled or rejected.
@@ -139,7 +165,7 @@ public final class Promise<Value: Sendable>: Sendable {
   /// Promise(value: 1).isResolved        // true
   /// ```
   public var isResolved: Bool {
-    result != nil
+    storage.withLock { storage.state.pointee.isResolved }
   }
 
   /// Runs `callback` once with the resolution: when the promise resolves, or at once when it is
@@ -160,9 +186,20 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter callback: The function to call with the value or the error.
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    if case .runNow(let result) = state.withLock({ $0.register(callback) }) {
-      callback(result)
+    storage.lock()
+    guard let result = lockedResult else {
+      _ = storage.state.pointee.register(Self.callback(callback))
+      return storage.unlock()
     }
+    storage.unlock()
+    callback(result)
+  }
+
+  /// Wraps `body` as a stored callback.
+  static func callback(
+    _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+  ) -> Callback {
+    { result in body(result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.

@@ -27,11 +27,11 @@ extension Waiter {
   public func wait(timeout: Duration) async -> Bool {
     let deadline = clock.now + timeout
     guard timeout > .zero, !Task.isCancelled else { return isFinished }
-    let id = state.withLock { $0.makeID() }
+    let id = withState { $0.makeID() }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let suspension = Suspension(continuation: continuation, deadline: deadline, timer: nil)
-        guard state.withLock({ $0.suspend(suspension, id: id) }) else {
+        guard withState({ $0.suspend(suspension, id: id) }) else {
           return continuation.resume(returning: true)
         }
         // A cancellation that came before `suspend` found nothing to resume.
@@ -46,7 +46,7 @@ extension Waiter {
           }
           self?.stopWaiting(id)
         }
-        let timed = state.withLock { $0.updateSuspended(id) { $0.timer = timer } }
+        let timed = withState { $0.updateSuspended(id) { $0.timer = timer } }
         if !timed { timer.cancel() }
       }
     } onCancel: {
@@ -57,7 +57,7 @@ extension Waiter {
   /// Resumes the asynchronous wait `id` with `false` (timeout or cancellation), unless
   /// something resumed it first.
   private func stopWaiting(_ id: UInt64) {
-    guard let suspension = state.withLock({ $0.resume(id) }) else { return }
+    guard let suspension = withState({ $0.resume(id) }) else { return }
     suspension.timer?.cancel()
     suspension.continuation.resume(returning: false)
   }

@@ -65,9 +65,9 @@ extension Waiter {
     if spinsMainRunLoop { DispatchQueue.main.async { mainQueueDrains.fulfill() } }
     let semaphore = DispatchSemaphore(value: 0)
     guard
-      let id = state.withLock({ $0.block(on: semaphore, spinsMainRunLoop: spinsMainRunLoop) })
+      let id = withState({ $0.block(on: semaphore, spinsMainRunLoop: spinsMainRunLoop) })
     else { return true }
-    defer { state.withLock { $0.unblock(id) } }
+    defer { withState { $0.unblock(id) } }
 
     var nextQuantum = start + quantum
     while true {

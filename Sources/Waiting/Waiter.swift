@@ -26,7 +26,9 @@ import Dispatch
 ///
 /// A waiter is safe to use from any thread, and any number of waits, synchronous or
 /// asynchronous, may wait on one waiter at once.
-public final class Waiter: Sendable {
+public final class Waiter: @unchecked Sendable {
+  // Safe: `state` is only read or written with `lock` held (`withState`).
+
   /// The number of ``finish()`` calls that finish the waiter.
   ///
   /// ```swift
@@ -41,8 +43,10 @@ public final class Waiter: Sendable {
   /// ```
   public let quantum: Duration
 
-  /// The count, the waits and the finishing instant, behind one lock.
-  let state: Locked<WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>>
+  /// Guards `state`.
+  private let lock = Lock()
+  /// The count, the waits and the finishing instant.
+  private var state: WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>
 
   /// The clock that timestamps the finishing call and measures timeouts.
   let clock = ContinuousClock()
@@ -73,7 +77,7 @@ public final class Waiter: Sendable {
     }
     expectedCount = count
     self.quantum = quantum
-    state = Locked(WaiterState(expectedCount: count))
+    state = WaiterState(expectedCount: count)
   }
 
   /// Records that one piece of the awaited work has finished; the call that completes the
@@ -93,7 +97,7 @@ public final class Waiter: Sendable {
   @discardableResult
   public func finish() -> Bool {
     let now = clock.now
-    switch state.withLock({ $0.finish(at: now) }) {
+    switch withState({ $0.finish(at: now) }) {
     case .extra:
       return false
     case .counted:
@@ -124,12 +128,19 @@ public final class Waiter: Sendable {
   /// waiter.isFinished                   // true
   /// ```
   public var isFinished: Bool {
-    state.withLock { $0.isFinished }
+    withState { $0.isFinished }
+  }
+
+  /// Runs `body` on the state with the lock held.
+  func withState<Result>(
+    _ body: (inout WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>) -> Result
+  ) -> Result {
+    lock.withLock { body(&state) }
   }
 
   /// When the waiter finished, or `nil` while it has not.
   var finishedAt: ContinuousClock.Instant? {
-    state.withLock { $0.finishedAt }
+    withState { $0.finishedAt }
   }
 }
 

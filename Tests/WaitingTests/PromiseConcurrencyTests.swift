@@ -36,7 +36,7 @@ import Testing
     awaiting.cancel()
     #expect(isCancellation(await awaiting.result))
     // Its callback was taken back: nothing is left waiting, and others can still await.
-    #expect(promise.state.withLock { $0.waitingCount } == 0)
+    #expect(promise.storage.withLock { promise.storage.state.pointee.waitingCount } == 0)
     #expect(promise.fulfill(1))
     #expect(try await promise.value == 1)
   }
@@ -53,7 +53,7 @@ import Testing
         let result = await task.result
         #expect(result.value == 1 || isCancellation(result))
       }
-      #expect(promise.state.withLock { $0.waitingCount } == 0)
+      #expect(promise.storage.withLock { promise.storage.state.pointee.waitingCount } == 0)
     }
   }
 

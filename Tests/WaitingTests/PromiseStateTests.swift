@@ -3,39 +3,50 @@ import Testing
 
 /// Every transition of the pure promise state machine, with plain strings as callbacks.
 @Suite struct PromiseStateTests {
-  typealias State = PromiseState<Int, String>
+  typealias State = PromiseState<String>
 
-  @Test func pendingHandsCallbacksOutOnceInRegistrationOrder() throws {
+  @Test func pendingHandsCallbacksOutOnceInRegistrationOrder() {
     var state = State()
-    #expect(state.result == nil)
-    let ids = [registeredID(state.register("a")), registeredID(state.register("b"))]
-    #expect(ids == [0, 1])
+    let registered = [state.register("a"), state.register("b")]
+    #expect(registered == [true, true])
+    #expect(!state.isResolved)
     #expect(state.waitingCount == 2)
-    let callbacks = state.resolve(.success(1))
+    let callbacks = state.resolve(.fulfilled)
     #expect(callbacks == ["a", "b"])
     #expect(state.waitingCount == 0)
-    #expect(try state.result?.get() == 1)
+    #expect(state.isResolved)
   }
 
-  @Test func aSecondResolutionChangesNothing() throws {
+  @Test func aSecondResolutionChangesNothing() {
     var state = State()
     let resolutions = [
-      state.resolve(.failure(TestError(1))), state.resolve(.success(2)),
-      state.resolve(.failure(TestError(3))),
+      state.resolve(.rejected(TestError(1))), state.resolve(.fulfilled),
+      state.resolve(.rejected(TestError(3))),
     ]
     #expect(resolutions == [[], nil, nil])
-    #expect(state.result?.testError == TestError(1))
-  }
-
-  @Test func registeringAfterResolutionRunsAtOnceAndStoresNothing() {
-    var state = State(resolved: .success(5))
-    guard case .runNow(let result) = state.register("late") else {
-      Issue.record("expected runNow")
+    guard case .rejected(let error) = state.phase else {
+      Issue.record("expected the first rejection to stay")
       return
     }
-    #expect(result.value == 5)
+    #expect(error as? TestError == TestError(1))
+  }
+
+  @Test func resolvingToPendingChangesNothing() {
+    var state = State()
+    _ = state.register("a")
+    let callbacks = state.resolve(.pending)
+    #expect(callbacks == nil)
+    #expect(!state.isResolved)
+    #expect(state.waitingCount == 1)
+  }
+
+  @Test(arguments: [State.Phase.fulfilled, .rejected(TestError(2))])
+  func registeringAfterResolutionStoresNothing(phase: State.Phase) {
+    var state = State(phase)
+    let registered = state.register("late")
+    let again = state.resolve(.fulfilled)
+    #expect(!registered)
     #expect(state.waitingCount == 0)
-    let again = state.resolve(.success(6))
     #expect(again == nil)
   }
 
@@ -43,13 +54,14 @@ import Testing
     var state = State()
     let id = state.makeID()
     let early = state.unregister(id)  // not registered yet
-    let registered = registeredID(state.register("a", id: id))
-    let other = registeredID(state.register("b"))
+    let registered = state.register("a", id: id)
+    let other = state.makeID()
+    _ = state.register("b", id: other)
     let taken = [state.unregister(id), state.unregister(id)]  // the second finds nothing
-    let resolved = state.resolve(.success(1))
-    let late = state.unregister(other!)  // handed out by resolve
+    let resolved = state.resolve(.fulfilled)
+    let late = state.unregister(other)  // handed out by resolve
     #expect(early == nil)
-    #expect(registered == id)
+    #expect(registered)
     #expect(taken == ["a", nil])
     #expect(resolved == ["b"])
     #expect(late == nil)
@@ -58,15 +70,9 @@ import Testing
   @Test func identifiersAreNeverReused() {
     var state = State()
     let reserved = state.makeID()
-    let registered = registeredID(state.register("a"))
+    _ = state.register("a")  // takes identifier 1
     let next = state.makeID()
     #expect(reserved == 0)
-    #expect(registered == 1)
     #expect(next == 2)
-  }
-
-  private func registeredID(_ registration: State.Registration) -> UInt64? {
-    if case .waiting(let id) = registration { return id }
-    return nil
   }
 }

@@ -1,23 +1,35 @@
 /// What a promise knows, as a pure state machine: pending with callbacks waiting in
-/// registration order, or resolved for good.
+/// registration order, or fulfilled or rejected for good.
 ///
-/// It neither locks nor runs callbacks; ``Promise`` holds it behind a lock and runs the
-/// callbacks each transition hands back, after unlocking. `Callback` is generic so that tests
-/// can drive every transition with plain values.
-struct PromiseState<Value, Callback> {
-  /// The resolution, or `nil` while pending. Set once.
-  private(set) var result: Result<Value, any Error>?
+/// It neither locks nor runs callbacks, and it does not hold the fulfilled value: ``Promise``
+/// keeps the value beside it, behind the same lock, and runs the callbacks each transition
+/// hands back, after unlocking. (Keeping `Value` out of this type keeps its layout fixed, so
+/// the promise's unspecialized generic code reaches it without run-time metadata lookups.)
+/// `Callback` is generic so that tests can drive every transition with plain values.
+struct PromiseState<Callback> {
+  /// Pending, fulfilled (the value is the promise's), or rejected with an error.
+  enum Phase {
+    case pending
+    case fulfilled
+    case rejected(any Error)
+  }
+
+  /// Where the promise stands.
+  private(set) var phase: Phase
   /// Callbacks registered while pending, oldest first, each with the identifier it was given.
   private var waiting: [(id: UInt64, callback: Callback)] = []
   /// The identifier the next registration gets.
   private var nextID: UInt64 = 0
 
-  /// A pending state.
-  init() {}
+  /// A state in `phase`: pending by default.
+  init(_ phase: Phase = .pending) {
+    self.phase = phase
+  }
 
-  /// A state resolved from the start.
-  init(resolved result: Result<Value, any Error>) {
-    self.result = result
+  /// Whether the state is fulfilled or rejected.
+  var isResolved: Bool {
+    if case .pending = phase { return false }
+    return true
   }
 
   /// The number of callbacks waiting for the resolution.
@@ -25,21 +37,14 @@ struct PromiseState<Value, Callback> {
 
   /// Resolves the state unless it is resolved already.
   ///
-  /// - Returns: The callbacks to run with `result`, oldest first, or `nil` when the state was
-  ///   already resolved (the first resolution wins, and this one changes nothing).
-  mutating func resolve(_ result: Result<Value, any Error>) -> [Callback]? {
-    guard self.result == nil else { return nil }
-    self.result = result
+  /// - Parameter resolution: `.fulfilled` or `.rejected`; `.pending` changes nothing.
+  /// - Returns: The callbacks to run, oldest first, or `nil` when the state was already
+  ///   resolved (the first resolution wins, and this one changes nothing).
+  mutating func resolve(_ resolution: Phase) -> [Callback]? {
+    guard !isResolved, !Self.isPending(resolution) else { return nil }
+    phase = resolution
     defer { waiting = [] }
     return waiting.map(\.callback)
-  }
-
-  /// What to do with a callback that is being registered.
-  enum Registration {
-    /// The state is pending: the callback waits under this identifier.
-    case waiting(id: UInt64)
-    /// The state is resolved: run the callback now with this result.
-    case runNow(Result<Value, any Error>)
   }
 
   /// Returns a fresh identifier for ``register(_:id:)``, so a caller can know it before
@@ -49,17 +54,17 @@ struct PromiseState<Value, Callback> {
     return nextID
   }
 
-  /// Registers `callback`, or says to run it at once when the state is already resolved.
+  /// Registers `callback` unless the state is already resolved.
   ///
   /// - Parameters:
   ///   - callback: The callback to keep until the resolution.
   ///   - id: The identifier to register it under; a fresh one by default.
-  /// - Returns: Where the callback went.
-  mutating func register(_ callback: Callback, id: UInt64? = nil) -> Registration {
-    if let result { return .runNow(result) }
-    let id = id ?? makeID()
-    waiting.append((id, callback))
-    return .waiting(id: id)
+  /// - Returns: `true` when the callback waits; `false`, storing nothing, when the state is
+  ///   already resolved and the caller should run it at once.
+  mutating func register(_ callback: Callback, id: UInt64? = nil) -> Bool {
+    if isResolved { return false }
+    waiting.append((id ?? makeID(), callback))
+    return true
   }
 
   /// Takes back a waiting callback, so it will never run.
@@ -70,7 +75,9 @@ struct PromiseState<Value, Callback> {
     guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
     return waiting.remove(at: index).callback
   }
-}
 
-extension PromiseState: Sendable where Value: Sendable, Callback: Sendable {}
-extension PromiseState.Registration: Sendable where Value: Sendable {}
+  private static func isPending(_ phase: Phase) -> Bool {
+    if case .pending = phase { return true }
+    return false
+  }
+}
