@@ -96,12 +96,12 @@ extension Promise {
   private func suspendUntilResolved() async throws -> Value {
     // The identifier is known before the callback is registered, so a cancellation that
     // arrives at any moment can take the callback back; whoever takes it resumes.
-    let id = storage.withLock { storage.state.pointee.makeID() }
+    let id = storage.withLock { storage.updateState { $0.makeID() } }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let resume = Self.callback { continuation.resume(with: $0) }
         storage.lock()
-        guard storage.state.pointee.register(resume, id: id) else {
+        guard storage.updateState({ $0.register(resume, id: id) }) else {
           let result = lockedResult
           storage.unlock()
           return continuation.resume(with: result!)
@@ -118,7 +118,9 @@ extension Promise {
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
   private func cancelWaiting(_ id: UInt64) {
-    guard let resume = storage.withLock({ storage.state.pointee.unregister(id) }) else { return }
+    guard let resume = storage.withLock({ storage.updateState { $0.unregister(id) } }) else {
+      return
+    }
     withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }
   }
 }

@@ -120,10 +120,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     let callbacks: [Callback]?
     switch result {
     case .success(let value):
-      callbacks = storage.state.pointee.resolve(.fulfilled)
+      callbacks = storage.updateState { $0.resolve(.fulfilled) }
       if callbacks != nil { storage.slot.initialize(to: value) }
     case .failure(let error):
-      callbacks = storage.state.pointee.resolve(.rejected(error))
+      callbacks = storage.updateState { $0.resolve(.rejected(error)) }
     }
     storage.unlock()
     guard let callbacks else { return false }
@@ -188,7 +188,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
     storage.lock()
     guard let result = lockedResult else {
-      _ = storage.state.pointee.register(Self.callback(callback))
+      _ = storage.updateState { $0.register(Self.callback(callback)) }
       return storage.unlock()
     }
     storage.unlock()

@@ -23,7 +23,7 @@ import Testing
       released = box
       let storage = PromiseStorage<Box>(.pending)
       storage.withLock {
-        _ = storage.state.pointee.resolve(.fulfilled)
+        _ = storage.updateState { $0.resolve(.fulfilled) }
         storage.slot.initialize(to: box)
       }
     }

@@ -141,7 +141,7 @@ let benchmarks: @Sendable () -> Void = {
 
   // Async bodies cannot be paired by `compare`; the report divides medians instead.
   let resolved = Promise(value: 42)
-  Benchmark("await value (resolved) · checked continuation round trip") { benchmark async in
+  Benchmark("await value (resolved) · Checked continuation round trip") { benchmark async in
     for _ in benchmark.scaledIterations {
       blackHole(await withCheckedContinuation { $0.resume(returning: 42) })
     }

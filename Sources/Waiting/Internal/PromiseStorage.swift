@@ -50,7 +50,17 @@ struct PromiseStorage<Value>: ~Copyable {
     return try body()
   }
 
-  /// The state; read and write it only with the lock held.
+  /// Changes the state; call it only with the lock held.
+  ///
+  /// Going through this borrowing method, rather than through `state.pointee` on the
+  /// promise's stored property, keeps every access to that property a read (the thread
+  /// sanitizer reported a mutation reached through a non-copyable stored property as a
+  /// modifying access of the property itself).
+  func updateState<Result>(_ body: (inout State) -> Result) -> Result {
+    body(&state.pointee)
+  }
+
+  /// The state; read it, and write it through ``updateState(_:)``, only with the lock held.
   var state: UnsafeMutablePointer<State> {
     (base + Self.stateOffset).assumingMemoryBound(to: State.self)
   }
