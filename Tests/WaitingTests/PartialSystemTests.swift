@@ -32,13 +32,28 @@ final class PartialSystemTests: XCTestCase {
     }
   }
 
-  func testTheClientFetchesTheFeedFromARealServer() throws {
-    let server = try LoopbackHTTPServer(body: Data(#"{"items": ["tea", "scones"]}"#.utf8))
-    defer { server.stop() }
+  /// A server answering with `items`, and a client pointed at it; `close()` ends both.
+  struct Fixture {
+    let server: LoopbackHTTPServer
     let session = URLSession(configuration: .ephemeral)
-    defer { session.invalidateAndCancel() }
-    let client = FeedClient(
-      baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, session: session)
+    let client: FeedClient
+
+    init(items: [String]) throws {
+      server = try LoopbackHTTPServer(body: try JSONEncoder().encode(["items": items]))
+      client = FeedClient(
+        baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, session: session)
+    }
+
+    func close() {
+      session.invalidateAndCancel()
+      server.stop()
+    }
+  }
+
+  func testTheClientFetchesTheFeedFromARealServer() throws {
+    let fixture = try Fixture(items: ["tea", "scones"])
+    defer { fixture.close() }
+    let (client, server) = (fixture.client, fixture.server)
 
     let waiter = Waiter()
     let received = Recorder<Result<[String], any Error>>()
@@ -57,12 +72,9 @@ final class PartialSystemTests: XCTestCase {
 /// The same test in Swift Testing, where the wait must be `await`ed.
 @Suite struct PartialSystemAsyncTests {
   @Test func theClientFetchesTheFeedFromARealServer() async throws {
-    let server = try LoopbackHTTPServer(body: Data(#"{"items": ["coffee"]}"#.utf8))
-    defer { server.stop() }
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.invalidateAndCancel() }
-    let client = PartialSystemTests.FeedClient(
-      baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, session: session)
+    let fixture = try PartialSystemTests.Fixture(items: ["coffee"])
+    defer { fixture.close() }
+    let (client, server) = (fixture.client, fixture.server)
 
     let waiter = Waiter()
     let received = Recorder<Result<[String], any Error>>()
