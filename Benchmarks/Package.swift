@@ -9,7 +9,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 /// One benchmark executable per block: `Benchmarks/<Block>Benchmarks/`.
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
-  ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine")]),
+  ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine"), "WaitingLatencySupport"]),
 ]
 
 let package = Package(
@@ -27,7 +27,9 @@ let package = Package(
       name: "BenchmarkSupport",
       dependencies: [.product(name: "Benchmark", package: "benchmark")],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
+    // What the wake-latency measurements share, off the main thread and on it.
+    .target(name: "WaitingLatencySupport", swiftSettings: [.swiftLanguageMode(.v6)]),
   ] + suites.map { suite in
     .executableTarget(
       name: "\(suite.block)Benchmarks",
@@ -47,7 +49,7 @@ let package = Package(
     // bodies run off the main thread. `swift run -c release WaitingMainThreadLatency`.
     .executableTarget(
       name: "WaitingMainThreadLatency",
-      dependencies: [.product(name: "TinyWaiting", package: root)],
+      dependencies: [.product(name: "TinyWaiting", package: root), "WaitingLatencySupport"],
       swiftSettings: [.swiftLanguageMode(.v6)]
     )
   ]

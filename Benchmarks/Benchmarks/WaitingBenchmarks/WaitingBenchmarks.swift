@@ -8,6 +8,7 @@ import Dispatch
 import Foundation
 import OpenCombine
 import TinyWaiting
+import WaitingLatencySupport
 import XCTest
 
 // MARK: - A hand-written lock-based promise, the baseline
@@ -66,48 +67,6 @@ final class HandPromise<Value: Sendable>: @unchecked Sendable {  // safe: state 
 /// the waiting code runs again.
 let wakeLatency = BenchmarkMetric.custom(
   "wake latency (μs)", polarity: .prefersSmaller, useScalingFactor: false)
-
-/// The instant the finishing thread is about to signal, handed to the waiting thread.
-final class Stamp: @unchecked Sendable {  // safe: `instant` only under `lock`
-  private let lock = NSLock()
-  private var instant: ContinuousClock.Instant?
-
-  func mark() {
-    lock.lock()
-    instant = .now
-    lock.unlock()
-  }
-
-  /// Microseconds from the mark to now.
-  func microsecondsSinceMark() -> Int {
-    let elapsed = ContinuousClock.now - lock.withLock { instant! }
-    return Int(elapsed / .microseconds(1))
-  }
-}
-
-/// Finishes after a short pause on another thread, stamping the moment; `delay` is in seconds.
-func finishSoon(after delay: Double = 0.002, _ finish: @escaping @Sendable () -> Void) -> Stamp {
-  let stamp = Stamp()
-  DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-    stamp.mark()
-    finish()
-  }
-  return stamp
-}
-
-/// A flag that polling reads.
-final class Flag: @unchecked Sendable {  // safe: `raised` only under `lock`
-  private let lock = NSLock()
-  private var raised = false
-
-  func raise() { lock.withLock { raised = true } }
-  var isRaised: Bool { lock.withLock { raised } }
-}
-
-/// XCTest's expectation, handed to the finishing thread (`fulfill()` is thread-safe).
-struct SendableExpectation: @unchecked Sendable {  // safe: XCTestExpectation locks internally
-  let expectation: XCTestExpectation
-}
 
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .init(
@@ -180,7 +139,7 @@ let benchmarks: @Sendable () -> Void = {
   {
     benchmark in
     for _ in benchmark.scaledIterations {
-      let expectation = SendableExpectation(expectation: XCTestExpectation(description: "work"))
+      let expectation = SendableExpectation(XCTestExpectation(description: "work"))
       let stamp = finishSoon { expectation.expectation.fulfill() }
       precondition(XCTWaiter().wait(for: [expectation.expectation], timeout: 10) == .completed)
       benchmark.measurement(wakeLatency, stamp.microsecondsSinceMark())

@@ -10,41 +10,11 @@
 import Dispatch
 import Foundation
 import TinyWaiting
+import WaitingLatencySupport
 import XCTest
 
 precondition(Thread.isMainThread)
 let samples = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 300
-
-/// The instant the finishing thread signals, read by the main thread after its wait.
-final class Stamp: @unchecked Sendable {  // safe: `instant` only under `lock`
-  private let lock = NSLock()
-  private var instant: ContinuousClock.Instant?
-
-  func mark() { lock.withLock { instant = .now } }
-  func microsecondsSinceMark() -> Int {
-    Int((ContinuousClock.now - lock.withLock { instant! }) / .microseconds(1))
-  }
-}
-
-func finishSoon(after delay: Double = 0.002, _ finish: @escaping @Sendable () -> Void) -> Stamp {
-  let stamp = Stamp()
-  DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-    stamp.mark()
-    finish()
-  }
-  return stamp
-}
-
-final class Flag: @unchecked Sendable {  // safe: `raised` only under `lock`
-  private let lock = NSLock()
-  private var raised = false
-  func raise() { lock.withLock { raised = true } }
-  var isRaised: Bool { lock.withLock { raised } }
-}
-
-struct SendableExpectation: @unchecked Sendable {  // safe: XCTestExpectation locks internally
-  let expectation: XCTestExpectation
-}
 
 func report(_ name: String, _ latencies: [Int]) {
   let sorted = latencies.sorted()
@@ -65,7 +35,7 @@ report("TinyWaiting `wait(timeout:)`", (0..<samples).map { _ in
 })
 
 report("XCTestExpectation + XCTWaiter", (0..<samples).map { _ in
-  let expectation = SendableExpectation(expectation: XCTestExpectation(description: "work"))
+  let expectation = SendableExpectation(XCTestExpectation(description: "work"))
   let stamp = finishSoon { expectation.expectation.fulfill() }
   precondition(XCTWaiter().wait(for: [expectation.expectation], timeout: 10) == .completed)
   return stamp.microsecondsSinceMark()
