@@ -5,7 +5,7 @@ import TinyWaiting
 @Suite struct WaiterAsynchronousWaitTests {
   @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceed() async {
     let waiter = Waiter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
+    finishOnNewThread(after: 0.2) { waiter.finish() }
     let started = ContinuousClock.now
     #expect(await waiter.wait(timeout: .milliseconds(500)))
     #expect(ContinuousClock.now - started >= .milliseconds(190))

@@ -53,7 +53,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 
   func testWorkDoneAfterTwoTenthsMakesATenthOfASecondWaitFail() {
     let waiter = Waiter()
-    DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
+    // The work starts once the wait spins the main run loop (the main queue drains only then),
+    // so however late this thread gets to the wait, the work finishes after its deadline.
+    DispatchQueue.main.async {
+      DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
+    }
     let started = ContinuousClock.now
     XCTAssertFalse(waiter.wait(timeout: .milliseconds(100)))
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(100))
@@ -146,12 +150,21 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 @Suite struct WaiterSynchronousWaitOffTheMainThreadTests {
   @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceedAndATenthFail() async {
     let succeeded = Waiter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { succeeded.finish() }
+    finishOnNewThread(after: 0.2) { succeeded.finish() }
     #expect(await onNewThread { succeeded.wait(timeout: .milliseconds(500)) })
 
-    let failed = Waiter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { failed.finish() }
-    #expect(await onNewThread { !failed.wait(timeout: .milliseconds(100)) })
+    // The work starts once the wait has begun (at its first 10 ms quantum), so however late
+    // the new thread starts waiting, the work finishes after the 0.1 s deadline.
+    let failed = Waiter(quantum: .milliseconds(10))
+    let outcome = await onNewThread {
+      var workStarted = false
+      return failed.wait(timeout: .milliseconds(100)) {
+        guard !workStarted else { return }
+        workStarted = true
+        finishOnNewThread(after: 0.2) { failed.finish() }
+      }
+    }
+    #expect(!outcome)
   }
 
   @Test func blocksInsteadOfSpinning() async {

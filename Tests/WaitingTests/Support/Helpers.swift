@@ -37,6 +37,19 @@ final class Recorder<Element: Sendable>: @unchecked Sendable {
   }
 }
 
+/// Calls `finish` on a new thread of its own, `delay` seconds from now.
+///
+/// Not `DispatchQueue.global().asyncAfter`: the stress tests, which Swift Testing runs in
+/// parallel with the rest, can keep the global queue's threads busy for hundreds of
+/// milliseconds, and work that must finish on time must not queue behind them.
+func finishOnNewThread(after delay: Double, _ finish: @escaping @Sendable () -> Void) {
+  let thread = Thread {
+    Thread.sleep(forTimeInterval: delay)
+    finish()
+  }
+  thread.start()
+}
+
 /// Runs `body` on a new `Thread` (not a cooperative pool thread, which must never block) and
 /// returns its result without blocking the caller.
 func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
