@@ -65,8 +65,8 @@ struct PromiseStorage<Value>: ~Copyable {
     (base + Self.stateOffset).assumingMemoryBound(to: State.self)
   }
 
-  /// The value: initialized exactly when the state is fulfilled. Use it only with the lock
-  /// held.
+  /// The value: initialized exactly when the state is fulfilled. Use it with the lock held, or
+  /// after seeing the state fulfilled with the lock held: it never changes after that.
   var slot: UnsafeMutablePointer<Value> {
     (base + Self.valueOffset).assumingMemoryBound(to: Value.self)
   }
