@@ -207,6 +207,20 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     #expect(calls.1 == [true, true, true, true])
   }
 
+  @Test func aFinishAfterTheDeadlineIsFalseEvenWhenTheWaitSeesItFirst() async {
+    // The finish comes 40 ms or more after the 50 ms deadline, but the waiting thread sees it
+    // before it notices the deadline: the result still says the finish was late.
+    let waiter = Waiter(quantum: .milliseconds(10))
+    let outcome = await onNewThread {
+      waiter.wait(timeout: .milliseconds(50)) {
+        Thread.sleep(forTimeInterval: 0.08)
+        waiter.finish()
+      }
+    }
+    #expect(!outcome)
+    #expect(waiter.isFinished)
+  }
+
   @Test func manyThreadsWaitOnOneWaiter() async {
     let waiter = Waiter()
     async let results = withTaskGroup(of: Bool.self) { group in
