@@ -7,6 +7,7 @@ let blocks: [(folder: String, testsAlsoUse: [String])] = [
   ("Sequence", []),
   ("Context", []),
   ("Observation", []),
+  ("Waiting", []),
   ("Environment", []),
 ]
 

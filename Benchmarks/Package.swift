@@ -11,6 +11,7 @@ let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
   ("Context", []),
   ("Observation", [.product(name: "OpenCombine", package: "OpenCombine")]),
+  ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine"), "WaitingLatencySupport"]),
   ("Environment", [.product(name: "Dependencies", package: "swift-dependencies")]),
 ]
 
@@ -30,7 +31,9 @@ let package = Package(
       name: "BenchmarkSupport",
       dependencies: [.product(name: "Benchmark", package: "benchmark")],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
+    // What the wake-latency measurements share, off the main thread and on it.
+    .target(name: "WaitingLatencySupport", swiftSettings: [.swiftLanguageMode(.v6)]),
   ] + suites.map { suite in
     .executableTarget(
       name: "\(suite.block)Benchmarks",
@@ -45,5 +48,13 @@ let package = Package(
       swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-Xllvm", "-align-loops=64"])],
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
-  }
+  } + [
+    // Wake latency on the main thread, where XCTest waits: a plain program, because benchmark
+    // bodies run off the main thread. `swift run -c release WaitingMainThreadLatency`.
+    .executableTarget(
+      name: "WaitingMainThreadLatency",
+      dependencies: [.product(name: "TinyWaiting", package: root), "WaitingLatencySupport"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    )
+  ]
 )

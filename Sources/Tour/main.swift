@@ -4,6 +4,7 @@ let chapters: [Chapter] = [
   sequenceChapter,
   contextChapter,
   observationChapter,
+  waitingChapter,
   environmentChapter,
 ]
 

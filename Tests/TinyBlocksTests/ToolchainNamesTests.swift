@@ -9,6 +9,7 @@ import TinyContext
 import TinyEnvironment
 import TinyObservation
 import TinySequence
+import TinyWaiting
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
@@ -61,5 +62,6 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(watched.isRaised)
     #expect(DerivedAtom(total) { $0 * 2 }.value == 14)
     token.cancel()
+    #expect(try Promise(value: basket.prices).map { $0.sum() }.result?.get() == 7)
   }
 }

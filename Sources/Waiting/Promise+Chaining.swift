@@ -1,0 +1,129 @@
+extension Promise {
+  /// Creates a promise already resolved with `result`.
+  ///
+  /// ```swift
+  /// Promise<Int>(result: .success(1)).result   // success(1)
+  /// ```
+  ///
+  /// - Parameter result: The value or the error.
+  public convenience init(result: Result<Value, any Error>) {
+    switch result {
+    case .success(let value): self.init(value: value)
+    case .failure(let error): self.init(error: error)
+    }
+  }
+
+  /// Returns a promise for the value that `transform` makes from this promise's value.
+  ///
+  /// `transform` runs once, when this promise is fulfilled: on the thread that fulfils it, or
+  /// at once, on this thread, when it is already fulfilled. A rejection skips `transform` and
+  /// passes the error on; an error `transform` throws rejects the new promise.
+  ///
+  /// ```swift
+  /// Promise(value: [1, 2, 3]).map(\.count).result        // success(3)
+  /// Promise<[Int]>(error: FeedError.offline).map(\.count).result   // failure(offline)
+  /// ```
+  ///
+  /// - Parameter transform: Makes the new value; it may throw.
+  /// - Returns: A promise that resolves when this one does.
+  public func map<NewValue: Sendable>(
+    _ transform: @escaping @Sendable (Value) throws -> NewValue
+  ) -> Promise<NewValue> {
+    // Already resolved: no callback, no metadata for a `Result` (this is the hot path).
+    storage.lock()
+    switch storage.state.pointee.phase {
+    case .fulfilled:
+      let value = storage.slot.pointee
+      storage.unlock()
+      do {
+        return Promise<NewValue>(value: try transform(value))
+      } catch {
+        return Promise<NewValue>(error: error)
+      }
+    case .rejected(let error):
+      storage.unlock()
+      return Promise<NewValue>(error: error)
+    case .pending:
+      storage.unlock()
+    }
+    let mapped = Promise<NewValue>()
+    whenResolved { result in
+      mapped.resolve(with: result.flatMap { value in Result { try transform(value) } })
+    }
+    return mapped
+  }
+
+  /// Returns a promise for the outcome of the next asynchronous step, which `next` starts with
+  /// this promise's value.
+  ///
+  /// `next` runs once, when this promise is fulfilled, on the same thread rules as ``map(_:)``,
+  /// and returns the promise of the next step; the returned promise resolves as that one
+  /// does. A rejection skips `next` and passes the error on; an error `next` throws rejects the
+  /// returned promise.
+  ///
+  /// ```swift
+  /// api.authenticate()                  // Promise<Token>
+  ///   .then { token in api.feed(for: token) }   // Promise<Feed>
+  ///   .map(\.items)                     // Promise<[Item]>
+  /// ```
+  ///
+  /// - Parameter next: Starts the next step; it may throw.
+  /// - Returns: A promise that resolves when the next step does.
+  public func then<NewValue: Sendable>(
+    _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
+  ) -> Promise<NewValue> {
+    let chained = Promise<NewValue>()
+    whenResolved { result in
+      switch result {
+      case .success(let value):
+        do {
+          try next(value).whenResolved { chained.resolve(with: $0) }
+        } catch {
+          chained.reject(error)
+        }
+      case .failure(let error):
+        chained.reject(error)
+      }
+    }
+    return chained
+  }
+
+  /// Returns a promise that turns this promise's error into a value with `recovery`.
+  ///
+  /// A fulfilled value passes through untouched and `recovery` never runs. On rejection,
+  /// `recovery` runs once, on the same thread rules as ``map(_:)``, and its value fulfils the
+  /// returned promise; an error it throws rejects it instead.
+  ///
+  /// ```swift
+  /// Promise<[String]>(error: FeedError.offline).recover { _ in [] }.result   // success([])
+  /// Promise(value: ["a"]).recover { _ in [] }.result                         // success(["a"])
+  /// ```
+  ///
+  /// - Parameter recovery: Makes a value from the error; it may throw.
+  /// - Returns: A promise that resolves when this one does.
+  public func recover(
+    _ recovery: @escaping @Sendable (any Error) throws -> Value
+  ) -> Promise<Value> {
+    storage.lock()
+    switch storage.state.pointee.phase {
+    case .fulfilled:
+      let value = storage.slot.pointee
+      storage.unlock()
+      return Promise(value: value)
+    case .rejected(let error):
+      storage.unlock()
+      do {
+        return Promise(value: try recovery(error))
+      } catch {
+        return Promise(error: error)
+      }
+    case .pending:
+      storage.unlock()
+    }
+    let recovered = Promise<Value>()
+    whenResolved { result in
+      recovered.resolve(with: result.flatMapError { error in Result { try recovery(error) } })
+    }
+    return recovered
+  }
+}

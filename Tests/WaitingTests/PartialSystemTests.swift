@@ -1,0 +1,89 @@
+import Foundation
+import TinyWaiting
+import Testing
+import XCTest
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The classic "partial system test": the real client against a real (tiny, local) server,
+/// instead of a mocked response, with a waiter holding the test until the completion handler
+/// has run. It is the closing example of Docs/Waiting.md.
+final class PartialSystemTests: XCTestCase {
+  /// The client under test: fetches a feed and hands its items to a completion handler.
+  struct FeedClient {
+    struct Feed: Decodable {
+      let items: [String]
+    }
+
+    let baseURL: URL
+    let session: URLSession
+
+    func fetchItems(completion: @escaping @Sendable (Result<[String], any Error>) -> Void) {
+      let task = session.dataTask(with: baseURL.appendingPathComponent("feed")) { data, _, error in
+        completion(
+          Result {
+            if let error { throw error }
+            return try JSONDecoder().decode(Feed.self, from: data ?? Data()).items
+          })
+      }
+      task.resume()
+    }
+  }
+
+  /// A server answering with `items`, and a client pointed at it; `close()` ends both.
+  struct Fixture {
+    let server: LoopbackHTTPServer
+    let session = URLSession(configuration: .ephemeral)
+    let client: FeedClient
+
+    init(items: [String]) throws {
+      server = try LoopbackHTTPServer(body: try JSONEncoder().encode(["items": items]))
+      client = FeedClient(
+        baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, session: session)
+    }
+
+    func close() {
+      session.invalidateAndCancel()
+      server.stop()
+    }
+  }
+
+  func testTheClientFetchesTheFeedFromARealServer() throws {
+    let fixture = try Fixture(items: ["tea", "scones"])
+    defer { fixture.close() }
+    let (client, server) = (fixture.client, fixture.server)
+
+    let waiter = Waiter()
+    let received = Recorder<Result<[String], any Error>>()
+    client.fetchItems { result in
+      received.append(result)
+      waiter.finish()
+    }
+    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
+
+    XCTAssertEqual(received.all.count, 1)
+    XCTAssertEqual(try received.all.first?.get(), ["tea", "scones"])
+    XCTAssertEqual(server.requestLines, ["GET /feed HTTP/1.1"])
+  }
+}
+
+/// The same test in Swift Testing, where the wait must be `await`ed.
+@Suite struct PartialSystemAsyncTests {
+  @Test func theClientFetchesTheFeedFromARealServer() async throws {
+    let fixture = try PartialSystemTests.Fixture(items: ["coffee"])
+    defer { fixture.close() }
+    let (client, server) = (fixture.client, fixture.server)
+
+    let waiter = Waiter()
+    let received = Recorder<Result<[String], any Error>>()
+    client.fetchItems { result in
+      received.append(result)
+      waiter.finish()
+    }
+    #expect(await waiter.wait(timeout: .seconds(30)))
+    #expect(try received.all.map { try $0.get() } == [["coffee"]])
+    #expect(server.requestLines == ["GET /feed HTTP/1.1"])
+  }
+}

@@ -1,0 +1,149 @@
+import Testing
+import TinyWaiting
+
+@Suite struct PromiseChainingTests {
+  @Test(
+    "map: fulfilled values are transformed, errors pass through, throws reject",
+    arguments: [
+      (.success(2), false, .success(20)),
+      (.success(2), true, .failure(TestError(99))),
+      (.failure(TestError(1)), false, .failure(TestError(1))),
+      (.failure(TestError(1)), true, .failure(TestError(1))),
+    ] as [(Result<Int, TestError>, Bool, Result<Int, TestError>)])
+  func map(input: Result<Int, TestError>, throwing: Bool, expected: Result<Int, TestError>) {
+    let transform: @Sendable (Int) throws -> Int = { value in
+      if throwing { throw TestError(99) }
+      return value * 10
+    }
+    // Already resolved, and resolved later: the same outcome.
+    let resolved = Promise(result: input.mapError { $0 as any Error }).map(transform)
+    let pending = Promise<Int>()
+    let later = pending.map(transform)
+    #expect(!later.isResolved)
+    pending.resolve(with: input.mapError { $0 as any Error })
+    for promise in [resolved, later] {
+      #expect(promise.result?.value == (try? expected.get()))
+      #expect(promise.result?.testError == expected.failureValue)
+    }
+  }
+
+  @Test(
+    "recover: errors become values, values pass through, throws reject",
+    arguments: [
+      (.success(2), false, .success(2)),
+      (.success(2), true, .success(2)),
+      (.failure(TestError(1)), false, .success(-1)),
+      (.failure(TestError(1)), true, .failure(TestError(98))),
+    ] as [(Result<Int, TestError>, Bool, Result<Int, TestError>)])
+  func recover(input: Result<Int, TestError>, throwing: Bool, expected: Result<Int, TestError>) {
+    let recovery: @Sendable (any Error) throws -> Int = { error in
+      if throwing { throw TestError(98) }
+      return -(error as! TestError).code
+    }
+    let resolved = Promise(result: input.mapError { $0 as any Error }).recover(recovery)
+    let pending = Promise<Int>()
+    let later = pending.recover(recovery)
+    pending.resolve(with: input.mapError { $0 as any Error })
+    for promise in [resolved, later] {
+      #expect(promise.result?.value == (try? expected.get()))
+      #expect(promise.result?.testError == expected.failureValue)
+    }
+  }
+
+  @Test func thenChainsTheNextStepAndResolvesAsItDoes() {
+    let first = Promise<Int>()
+    let second = Promise<String>()
+    let steps = Recorder<Int>()
+    let chained = first.then { value -> Promise<String> in
+      steps.append(value)
+      return second
+    }
+    #expect(!chained.isResolved)
+    first.fulfill(1)
+    #expect(steps.all == [1])
+    #expect(!chained.isResolved)
+    second.fulfill("two")
+    #expect(chained.result?.value == "two")
+  }
+
+  @Test func thenPassesErrorsOnAndRejectsWhenTheStepThrowsOrFails() {
+    let skipped = Recorder<Int>()
+    let rejected = Promise<Int>(error: TestError(1)).then { value -> Promise<Int> in
+      skipped.append(value)
+      return Promise(value: 0)
+    }
+    #expect(rejected.result?.testError == TestError(1))
+    #expect(skipped.all.isEmpty)
+
+    let throwing = Promise(value: 1).then { _ -> Promise<Int> in throw TestError(2) }
+    #expect(throwing.result?.testError == TestError(2))
+
+    let failing = Promise(value: 1).then { _ in Promise<Int>(error: TestError(3)) }
+    #expect(failing.result?.testError == TestError(3))
+
+    let resolved = Promise(value: 1).then { Promise(value: $0 + 1) }
+    #expect(resolved.result?.value == 2)
+  }
+
+  @Test func authenticateThenFeedThenItemsWithRecovery() async throws {
+    struct Feed: Sendable {
+      let items: [String]
+    }
+    @Sendable func authenticate() -> Promise<String> {
+      Promise { "token" }
+    }
+    @Sendable func feed(for token: String) -> Promise<Feed> {
+      Promise { token == "token" ? Feed(items: ["a", "b"]) : Feed(items: []) }
+    }
+    let items = authenticate().then { feed(for: $0) }.map(\.items).recover { _ in [] }
+    #expect(try await items.value == ["a", "b"])
+
+    let offline = Promise<String>(error: TestError(1)).then { feed(for: $0) }.map(\.items)
+    #expect(try await offline.recover { _ in [] }.value == [])
+  }
+
+  @Test func transformsRunOnceEvenWhenManyChainFromOnePromise() {
+    let source = Promise<Int>()
+    let calls = Recorder<Int>()
+    let mapped = (0..<5).map { index in
+      source.map { value -> Int in
+        calls.append(index)
+        return value + index
+      }
+    }
+    source.fulfill(10)
+    source.fulfill(20)
+    #expect(calls.all == [0, 1, 2, 3, 4])
+    #expect(mapped.map { $0.result?.value } == [10, 11, 12, 13, 14])
+  }
+
+  @Test func aLongChainResolvesWhenItsSourceDoes() {
+    let source = Promise<Int>()
+    var last = source
+    for _ in 0..<1_000 {
+      last = last.map { $0 + 1 }
+    }
+    source.fulfill(0)
+    #expect(last.result?.value == 1_000)
+  }
+
+  @Test func aChainedPromiseDoesNotKeepItsSourceAlive() {
+    weak var released: Promise<Int>?
+    let mapped: Promise<Int>
+    do {
+      let source = Promise<Int>()
+      released = source
+      mapped = source.map { $0 + 1 }
+    }
+    #expect(released == nil)
+    #expect(!mapped.isResolved)  // its source is gone: it never resolves
+  }
+}
+
+extension Result {
+  /// The error, or `nil` for a value.
+  fileprivate var failureValue: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}

@@ -1,0 +1,85 @@
+import Testing
+@testable import TinyWaiting
+
+/// Every transition of the pure waiter state machine, with integers for instants and strings
+/// for the waits.
+@Suite struct WaiterStateTests {
+  typealias State = WaiterState<Int, String, String>
+
+  @Test func countsUpToTheExpectedCountThenIgnoresExtras() {
+    var state = State(expectedCount: 3)
+    #expect(transition(&state, at: 1) == "counted 2")
+    #expect(transition(&state, at: 2) == "counted 1")
+    #expect(!state.isFinished)
+    #expect(transition(&state, at: 3) == "finished  /  / false")
+    #expect(state.finishedAt == 3)
+    #expect(transition(&state, at: 4) == "extra")
+    #expect(state.finishedAt == 3)
+    #expect(state.finishCount == 4)
+  }
+
+  @Test func theLastFinishHandsOutEveryWaitOnce() {
+    var state = State(expectedCount: 1)
+    let first = state.makeID()
+    let second = state.makeID()
+    let suspended = [state.suspend("task A", id: first), state.suspend("task B", id: second)]
+    #expect(suspended == [true, true])
+    let blocked = [
+      state.block(on: "thread", spinsMainRunLoop: false),
+      state.block(on: "main", spinsMainRunLoop: true),
+    ]
+    #expect(blocked == [2, 3])
+    #expect(state.suspendedCount == 2)
+    #expect(state.blockedCount == 2)
+    #expect(transition(&state, at: 7) == "finished task A, task B / main, thread / true")
+    #expect(state.suspendedCount == 0)
+    #expect(state.blockedCount == 0)
+    let resumed = state.resume(first)
+    #expect(resumed == nil)  // resumed by the finish already
+  }
+
+  @Test func theMainRunLoopIsWokenOnlyWhenAWaitSpinsIt() {
+    var state = State(expectedCount: 1)
+    let id = state.block(on: "main", spinsMainRunLoop: true)!
+    state.unblock(id)
+    _ = state.block(on: "thread", spinsMainRunLoop: false)
+    #expect(transition(&state, at: 1) == "finished  / thread / false")
+  }
+
+  @Test func waitsRecordNothingOnceFinished() {
+    var state = State(expectedCount: 1)
+    _ = state.finish(at: 0)
+    let id = state.makeID()
+    let suspended = state.suspend("late task", id: id)
+    let blocked = state.block(on: "late thread", spinsMainRunLoop: true)
+    #expect(!suspended)
+    #expect(blocked == nil)
+    #expect(state.suspendedCount == 0)
+    #expect(state.blockedCount == 0)
+  }
+
+  @Test func aTimeoutOrCancellationTakesTheWaitOutExactlyOnce() {
+    var state = State(expectedCount: 2)
+    let id = state.makeID()
+    let suspended = state.suspend("task", id: id)
+    let updated = state.updateSuspended(id) { $0 += " with timer" }
+    let resumed = [state.resume(id), state.resume(id)]
+    let updatedAfterResume = state.updateSuspended(id) { $0 += "!" }
+    #expect(suspended)
+    #expect(updated)
+    #expect(resumed == ["task with timer", nil])
+    #expect(!updatedAfterResume)
+    #expect(transition(&state, at: 1) == "counted 1")
+    #expect(transition(&state, at: 2) == "finished  /  / false")
+  }
+
+  /// A finish transition as text, with the waits sorted (they come out of dictionaries).
+  private func transition(_ state: inout State, at now: Int) -> String {
+    switch state.finish(at: now) {
+    case .counted(let remaining): "counted \(remaining)"
+    case .extra: "extra"
+    case .finished(let suspended, let blocked, let wakes):
+      "finished \(suspended.sorted().joined(separator: ", ")) / \(blocked.sorted().joined(separator: ", ")) / \(wakes)"
+    }
+  }
+}
