@@ -58,7 +58,11 @@ private enum ProbeKey: WorldKey {
       let events = Recorder<Event>()
       Current.track = events.record
       Current.track(Event(name: "login"))
-      DispatchQueue.concurrentPerform(iterations: 4) { _ in Current.track(Event(name: "tap")) }
+      // Dispatch threads do not see the scope (task-locals stay in tasks): carry the world.
+      let world = Current
+      DispatchQueue.concurrentPerform(iterations: 4) { _ in
+        withWorld(world) { Current.track(Event(name: "tap")) }
+      }
       #expect(events.recorded.first == Event(name: "login"))
       #expect(events.recorded.count == 5)
     }
