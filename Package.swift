@@ -6,6 +6,7 @@ import PackageDescription
 let blocks: [(folder: String, testsAlsoUse: [String])] = [
   ("Sequence", []),
   ("Waiting", []),
+  ("Scheduling", ["Waiting"]),
 ]
 
 let modules = blocks.map { "Tiny\($0.folder)" }

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TinyScheduling
+import TinyWaiting
+
+/// The debouncer driven by a fake launcher, in the script tokens of `run(_:on:launcher:)`
+/// (Support/Helpers.swift). Each execute restarts the launcher, so a tick stands for "one full
+/// interval without a new action".
+@Suite struct DebouncerTests {
+  @Test(
+    arguments: [
+      ("", ""),
+      ("|", "-"),
+      ("F", "f"),
+      ("a", ""),
+      ("a |", "| a"),
+      ("a | |", "| a -"),
+      ("a b c |", "| c"),
+      ("a | b |", "| a | b"),
+      ("a b | c | |", "| b | c -"),
+      ("a C |", "-"),
+      ("a C b |", "| b"),
+      ("a F |", "a F -"),
+      ("a b F", "b F"),
+    ] as [(String, String)])
+  func runsTheLatestActionAtTheFirstTickAfterIt(script: String, expected: String) {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .milliseconds(300), launcher: launcher)
+    #expect(run(script, on: debouncer, launcher: launcher) == expected)
+  }
+
+  @Test func everyActionRestartsTheLaunchersInterval() {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .milliseconds(300), launcher: launcher)
+    #expect(debouncer.interval == .milliseconds(300))
+    #expect(launcher.interval == .milliseconds(300))
+    _ = run("a b c", on: debouncer, launcher: launcher)
+    #expect(launcher.isActive)
+    #expect(launcher.startCount == 3)  // a starts, b and c restart (stop, then start)
+    #expect(launcher.stopCount == 2)
+    _ = run("|", on: debouncer, launcher: launcher)
+    #expect(!launcher.isActive)
+    #expect(launcher.stopCount == 3)
+  }
+
+  @Test func anActionMayExecuteCancelAndFlushTheDebouncer() {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Log<String>()
+    debouncer.execute {
+      log.append("a")
+      debouncer.execute { log.append("b") }
+      log.append(debouncer.flush() ? "flushed" : "not flushed")  // b runs after a returns
+    }
+    launcher.fire()
+    #expect(log.all == ["a", "flushed", "b"])
+    #expect(!launcher.isActive)
+    debouncer.execute {
+      log.append("c")
+      debouncer.execute { log.append("d") }
+      debouncer.cancel()  // d never runs
+    }
+    launcher.fire()
+    #expect(log.all == ["a", "flushed", "b", "c"])
+    #expect(!launcher.isActive)
+    #expect(!launcher.fire())
+  }
+
+  @Test func releasesItselfAndItsWaitingActionEvenWhileActive() {
+    let launcher = FakePeriodicTaskLauncher()
+    weak var weakDebouncer: Debouncer?
+    weak var waiting: Canary?
+    do {
+      let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+      weakDebouncer = debouncer
+      let canary = Canary()
+      waiting = canary
+      debouncer.execute { _ = canary }
+      #expect(launcher.isActive)
+    }
+    #expect(weakDebouncer == nil)
+    #expect(waiting == nil)
+    #expect(!launcher.isActive)
+  }
+
+  @Test func aNonPositiveIntervalIsAProgrammerError() async {
+    await #expect(processExitsWith: .failure) {
+      _ = Debouncer(interval: .zero)
+    }
+    await #expect(processExitsWith: .failure) {
+      _ = Debouncer(interval: .nanoseconds(-1), launcher: FakePeriodicTaskLauncher())
+    }
+  }
+
+  @Test func stressFourThreadsExecutingWhileTheLauncherFires() async throws {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .milliseconds(1), launcher: launcher)
+    let probe = StressProbe()
+    let result = await stress(probe: probe, launcher: launcher) { debouncer.execute($0) }
+    #expect(result.ticks > 0)
+    #expect(result.maxActionsPerTick <= 1)
+    #expect(probe.maxConcurrentRuns == 1)
+    #expect(!launcher.isActive)
+    #expect(probe.runs.count == probe.runsOnFiringThread)  // a debouncer never runs at once
+    for thread in 0..<4 {
+      let indices = probe.runs.filter { $0.thread == thread }.map(\.index)
+      #expect(indices == indices.sorted())
+    }
+    #expect(try #require(probe.runs.last).index == 9_999)
+  }
+}

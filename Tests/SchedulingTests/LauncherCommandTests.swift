@@ -1,0 +1,29 @@
+import Testing
+
+@testable import TinyScheduling
+
+@Suite struct LauncherCommandTests {
+  @Test(
+    arguments: [
+      (nil, false, 0, 0),
+      (.start, true, 1, 0),
+      (.stop, false, 0, 1),
+      (.restart, true, 1, 1),
+    ] as [(LauncherCommand?, Bool, Int, Int)])
+  func performsEachCommandOnTheLauncher(
+    command: LauncherCommand?, active: Bool, starts: Int, stops: Int
+  ) {
+    let launcher = FakePeriodicTaskLauncher()
+    launcher.perform(command)
+    #expect(launcher.isActive == active)
+    #expect(launcher.startCount == starts)
+    #expect(launcher.stopCount == stops)
+  }
+
+  @Test func runInTurnsRunsTheFirstActionThenEachNextOneInOrder() {
+    let log = Log<String>()
+    var queued: [@Sendable () -> Void] = [{ log.append("b") }, { log.append("c") }]
+    runInTurns({ log.append("a") }, next: { queued.isEmpty ? nil : queued.removeFirst() })
+    #expect(log.all == ["a", "b", "c"])
+  }
+}
