@@ -3,6 +3,7 @@
 let chapters: [Chapter] = [
   sequenceChapter,
   waitingChapter,
+  schedulingChapter,
 ]
 
 await Tour.run(chapters)

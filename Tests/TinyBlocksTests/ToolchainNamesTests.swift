@@ -5,6 +5,7 @@
 import Foundation
 import Observation
 import Testing
+import TinyScheduling
 import TinySequence
 import TinyWaiting
 
@@ -43,5 +44,9 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(basket.prices.sum() == 7)
     #expect(basket.prices.max(of: { -$0 }) == 3)
     #expect(try Promise(value: basket.prices).map { $0.sum() }.result?.get() == 7)
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    limiter.execute { changed.raise() }
+    #expect(launcher.isActive)
   }
 }
