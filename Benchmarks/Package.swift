@@ -10,6 +10,15 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
   ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine")]),
+  (
+    "Scheduling",
+    [
+      .product(name: "OpenCombine", package: "OpenCombine"),
+      .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+      .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      .product(name: "CombineSchedulers", package: "combine-schedulers"),
+    ]
+  ),
 ]
 
 let package = Package(
@@ -21,6 +30,8 @@ let package = Package(
       url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    .package(url: "https://github.com/apple/swift-async-algorithms", exact: "1.1.4"),
+    .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
   ],
   targets: [
     .target(

@@ -31,7 +31,8 @@ let schedulingChapter = Chapter(
     _ = await lastRuns.wait(timeout: .seconds(2))
     say("  taps at 0 … \(tapped.milliseconds) ms; what ran:")
     for (label, elapsed) in runs.all {
-      say("    \(label.padding(toLength: 7, withPad: " ", startingAt: 0)) at \(elapsed.milliseconds) ms")
+      let padded = label.padding(toLength: 7, withPad: " ", startingAt: 0)
+      say("    \(padded) at \(elapsed.milliseconds) ms")
     }
   }
 
