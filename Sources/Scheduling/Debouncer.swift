@@ -18,8 +18,7 @@
 /// - It is safe from any thread and from inside an action. Releasing the debouncer drops the
 ///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
 ///   there is no retain cycle.
-public final class Debouncer: @unchecked Sendable {
-  // Safe: every stored property is a `let`; the mutable state sits behind `state`'s lock.
+public final class Debouncer: Sendable {
 
   /// The quiet time that must pass after the latest action before it runs.
   ///
@@ -28,8 +27,7 @@ public final class Debouncer: @unchecked Sendable {
   /// ```
   public let interval: Duration
 
-  private let launcher: any PeriodicTaskLauncher
-  private let state = Protected(DebouncerState<@Sendable () -> Void>())
+  private let core: LimiterCore<DebouncerState<@Sendable () -> Void>>
 
   /// Creates a debouncer that runs an action once `interval` has passed without a newer one.
   ///
@@ -56,12 +54,7 @@ public final class Debouncer: @unchecked Sendable {
         "Debouncer(interval:launcher:): interval must be positive, got \(interval)")
     }
     self.interval = interval
-    self.launcher = launcher
-    launcher.every(interval) { [weak self] in self?.tick() }
-  }
-
-  deinit {
-    state.withLock { launcher.perform($0.cancel()) }
+    core = LimiterCore(interval: interval, launcher: launcher)
   }
 
   /// Makes `action` the one to run after the next quiet interval, replacing any waiting
@@ -76,7 +69,7 @@ public final class Debouncer: @unchecked Sendable {
   ///
   /// - Parameter action: The work to debounce.
   public func execute(_ action: @escaping @Sendable () -> Void) {
-    state.withLock { launcher.perform($0.execute(action)) }
+    core.execute(action)
   }
 
   /// Drops the waiting action; no action starts after `cancel()` returns unless executed
@@ -90,7 +83,7 @@ public final class Debouncer: @unchecked Sendable {
   /// debouncer.cancel()              // 1 never prints
   /// ```
   public func cancel() {
-    state.withLock { launcher.perform($0.cancel()) }
+    core.cancel()
   }
 
   /// Runs the waiting action now, on the calling thread, and returns whether there was one.
@@ -108,27 +101,6 @@ public final class Debouncer: @unchecked Sendable {
   ///   one), `false` if none was.
   @discardableResult
   public func flush() -> Bool {
-    let (flushed, run) = state.withLock { state in
-      let (flushed, step) = state.flush()
-      launcher.perform(step.launcher)
-      return (flushed, step.run)
-    }
-    if let run { runInTurns(run, next: finish) }
-    return flushed
-  }
-
-  /// A launcher tick: one quiet interval has passed.
-  private func tick() {
-    let run = state.withLock { state in
-      let step = state.tick()
-      launcher.perform(step.launcher)
-      return step.run
-    }
-    if let run { runInTurns(run, next: finish) }
-  }
-
-  /// The action that ran returned: the next one to run, if any.
-  private func finish() -> (@Sendable () -> Void)? {
-    state.withLock { $0.finish() }
+    core.flush()
   }
 }

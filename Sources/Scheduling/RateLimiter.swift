@@ -21,8 +21,7 @@
 /// - It is safe from any thread; actions may call the limiter (an `execute` from inside an
 ///   action is kept for the next tick). Releasing the limiter drops the kept action and stops
 ///   the launcher. The launcher refers to the limiter weakly, so there is no retain cycle.
-public final class RateLimiter: @unchecked Sendable {
-  // Safe: every stored property is a `let`; the mutable state sits behind `state`'s lock.
+public final class RateLimiter: Sendable {
 
   /// The time between two runs after the first.
   ///
@@ -31,8 +30,7 @@ public final class RateLimiter: @unchecked Sendable {
   /// ```
   public let interval: Duration
 
-  private let launcher: any PeriodicTaskLauncher
-  private let state = Protected(RateLimiterState<@Sendable () -> Void>())
+  private let core: LimiterCore<RateLimiterState<@Sendable () -> Void>>
 
   /// Creates a quiescent limiter that runs at most one action per `interval`.
   ///
@@ -59,12 +57,7 @@ public final class RateLimiter: @unchecked Sendable {
         "RateLimiter(interval:launcher:): interval must be positive, got \(interval)")
     }
     self.interval = interval
-    self.launcher = launcher
-    launcher.every(interval) { [weak self] in self?.tick() }
-  }
-
-  deinit {
-    state.withLock { launcher.perform($0.cancel()) }
+    core = LimiterCore(interval: interval, launcher: launcher)
   }
 
   /// Runs `action` at once when the limiter is quiescent; otherwise keeps it, in place of any
@@ -82,12 +75,7 @@ public final class RateLimiter: @unchecked Sendable {
   ///
   /// - Parameter action: The work to rate-limit.
   public func execute(_ action: @escaping @Sendable () -> Void) {
-    let run = state.withLock { state in
-      let step = state.execute(action)
-      launcher.perform(step.launcher)
-      return step.run
-    }
-    if let run { runInTurns(run, next: finish) }
+    core.execute(action)
   }
 
   /// Drops the kept action and makes the limiter quiescent, so the next ``execute(_:)`` runs
@@ -103,7 +91,7 @@ public final class RateLimiter: @unchecked Sendable {
   /// limiter.execute { print(3) }    // prints 3 now
   /// ```
   public func cancel() {
-    state.withLock { launcher.perform($0.cancel()) }
+    core.cancel()
   }
 
   /// Runs the kept action now, on the calling thread, and returns whether there was one.
@@ -123,23 +111,6 @@ public final class RateLimiter: @unchecked Sendable {
   ///   one), `false` if none was.
   @discardableResult
   public func flush() -> Bool {
-    let (flushed, run) = state.withLock { $0.flush() }
-    if let run { runInTurns(run, next: finish) }
-    return flushed
-  }
-
-  /// A launcher tick.
-  private func tick() {
-    let run = state.withLock { state in
-      let step = state.tick()
-      launcher.perform(step.launcher)
-      return step.run
-    }
-    if let run { runInTurns(run, next: finish) }
-  }
-
-  /// The action that ran returned: the next one to run, if any.
-  private func finish() -> (@Sendable () -> Void)? {
-    state.withLock { $0.finish() }
+    core.flush()
   }
 }

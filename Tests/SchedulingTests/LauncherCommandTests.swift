@@ -19,11 +19,4 @@ import Testing
     #expect(launcher.startCount == starts)
     #expect(launcher.stopCount == stops)
   }
-
-  @Test func runInTurnsRunsTheFirstActionThenEachNextOneInOrder() {
-    let log = Log<String>()
-    var queued: [@Sendable () -> Void] = [{ log.append("b") }, { log.append("c") }]
-    runInTurns({ log.append("a") }, next: { queued.isEmpty ? nil : queued.removeFirst() })
-    #expect(log.all == ["a", "b", "c"])
-  }
 }

@@ -3,7 +3,7 @@
 ///
 /// The thread that ran an action calls ``finish()`` and runs whatever it returns, so a waiting
 /// action runs right after the running one, on the same thread, without recursion.
-struct ActionTurn<Action> {
+struct ActionTurn<Action: Sendable>: Sendable {
   /// Whether an action is running (between ``begin(_:)`` and the `finish()` that returns nil).
   private(set) var isRunning = false
   /// Actions to run, in order, as soon as the running one returns.

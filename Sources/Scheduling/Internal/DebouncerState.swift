@@ -3,7 +3,7 @@
 ///
 /// Every `execute` restarts the launcher, so its first tick comes one full interval after the
 /// latest action; that tick runs the action and stops the launcher.
-struct DebouncerState<Action> {
+struct DebouncerState<Action: Sendable>: LimiterStateMachine {
   /// Whether the launcher should be ticking: from an `execute` to the tick that runs it.
   private(set) var isActive = false
   /// The latest action, waiting for a quiet interval.
@@ -11,17 +11,13 @@ struct DebouncerState<Action> {
   /// The running action and the ones waiting for it.
   private(set) var turn = ActionTurn<Action>()
 
-  /// What a step asks for: an action to run now, on the calling thread, and a launcher command.
-  struct Step {
-    var run: Action?
-    var launcher: LauncherCommand?
-  }
+  typealias Step = LimiterStep<Action>
 
   /// A new action replaces the pending one and restarts the quiet interval.
-  mutating func execute(_ action: Action) -> LauncherCommand {
+  mutating func execute(_ action: Action) -> Step {
     pending = action
     defer { isActive = true }
-    return isActive ? .restart : .start
+    return Step(launcher: isActive ? .restart : .start)
   }
 
   /// A launcher tick, one quiet interval after the latest action: runs it and goes quiescent.

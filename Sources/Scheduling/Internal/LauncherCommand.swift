@@ -24,14 +24,3 @@ extension PeriodicTaskLauncher {
     }
   }
 }
-
-/// Runs `first`, then each action `next()` returns, until it returns `nil`: the loop a
-/// limiter's thread runs so that actions that waited for the running one follow it in turn.
-func runInTurns(
-  _ first: @Sendable () -> Void, next: () -> (@Sendable () -> Void)?
-) {
-  first()
-  while let action = next() {
-    action()
-  }
-}

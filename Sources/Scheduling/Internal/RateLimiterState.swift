@@ -3,7 +3,7 @@
 ///
 /// Invariants: a pending action implies active; while an action runs, a tick does nothing
 /// (the pending action waits for the next tick), so actions never overlap.
-struct RateLimiterState<Action> {
+struct RateLimiterState<Action: Sendable>: LimiterStateMachine {
   /// Whether the launcher should be ticking: from the first `execute` of a burst to the tick
   /// that finds nothing pending.
   private(set) var isActive = false
@@ -12,11 +12,7 @@ struct RateLimiterState<Action> {
   /// The running action and the ones waiting for it.
   private(set) var turn = ActionTurn<Action>()
 
-  /// What a step asks for: an action to run now, on the calling thread, and a launcher command.
-  struct Step {
-    var run: Action?
-    var launcher: LauncherCommand?
-  }
+  typealias Step = LimiterStep<Action>
 
   /// A new action: quiescent, it runs now (or right after a still-running one) and the
   /// launcher starts; active, it replaces the pending action.
@@ -58,9 +54,9 @@ struct RateLimiterState<Action> {
 
   /// Runs the pending action now (or right after a running one); `false` when none is pending.
   /// The limiter stays active, so the next action still waits for a tick.
-  mutating func flush() -> (flushed: Bool, run: Action?) {
-    guard let action = pending else { return (false, nil) }
+  mutating func flush() -> (flushed: Bool, step: Step) {
+    guard let action = pending else { return (false, Step()) }
     pending = nil
-    return (true, turn.begin(action))
+    return (true, Step(run: turn.begin(action)))
   }
 }

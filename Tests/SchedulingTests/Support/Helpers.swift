@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TinyScheduling
 
 /// A lock-protected list that `@Sendable` actions on any thread can append to.
@@ -182,4 +183,25 @@ func stress(
       continuation.resume(returning: result)
     }.start()
   }
+}
+
+/// Checks what every stress run must show: a tick ran at most one action, no two actions
+/// overlapped, the launcher ended inactive, each thread's actions ran in order (only the latest
+/// is kept, never an older one), and the last action to run was some thread's last.
+func expectStressInvariants(
+  _ result: StressResult, probe: StressProbe, launcher: FakePeriodicTaskLauncher,
+  threads: Int = 4, executesPerThread: Int = 10_000,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(result.ticks > 0, sourceLocation: sourceLocation)
+  #expect(result.maxActionsPerTick <= 1, sourceLocation: sourceLocation)
+  #expect(probe.maxConcurrentRuns == 1, sourceLocation: sourceLocation)
+  #expect(!launcher.isActive, sourceLocation: sourceLocation)
+  let runs = probe.runs
+  for thread in 0..<threads {
+    let indices = runs.filter { $0.thread == thread }.map(\.index)
+    #expect(indices == indices.sorted(), sourceLocation: sourceLocation)
+    #expect(Set(indices).count == indices.count, sourceLocation: sourceLocation)
+  }
+  #expect(runs.last?.index == executesPerThread - 1, sourceLocation: sourceLocation)
 }

@@ -1,51 +1,5 @@
 @testable import TinyScheduling
 
-/// The steps of a limiter's state machine, so one script runner serves ``RateLimiterState``
-/// and ``DebouncerState``.
-protocol ActionMachine {
-  init()
-  /// A new action: what to run now and what the launcher must do.
-  mutating func execute(_ action: String) -> (run: String?, launcher: LauncherCommand?)
-  mutating func tick() -> (run: String?, launcher: LauncherCommand?)
-  mutating func finish() -> String?
-  mutating func cancel() -> LauncherCommand?
-  mutating func flush() -> (flushed: Bool, run: String?, launcher: LauncherCommand?)
-}
-
-extension RateLimiterState: ActionMachine where Action == String {
-  mutating func execute(_ action: String) -> (run: String?, launcher: LauncherCommand?) {
-    let step: Step = execute(action)
-    return (step.run, step.launcher)
-  }
-
-  mutating func tick() -> (run: String?, launcher: LauncherCommand?) {
-    let step: Step = tick()
-    return (step.run, step.launcher)
-  }
-
-  mutating func flush() -> (flushed: Bool, run: String?, launcher: LauncherCommand?) {
-    let (flushed, run): (Bool, String?) = flush()
-    return (flushed, run, nil)
-  }
-}
-
-extension DebouncerState: ActionMachine where Action == String {
-  mutating func execute(_ action: String) -> (run: String?, launcher: LauncherCommand?) {
-    let command: LauncherCommand = execute(action)
-    return (nil, command)
-  }
-
-  mutating func tick() -> (run: String?, launcher: LauncherCommand?) {
-    let step: Step = tick()
-    return (step.run, step.launcher)
-  }
-
-  mutating func flush() -> (flushed: Bool, run: String?, launcher: LauncherCommand?) {
-    let (flushed, step): (Bool, Step) = flush()
-    return (flushed, step.run, step.launcher)
-  }
-}
-
 /// Runs `script` on a fresh state machine and returns what it asked for, as tokens.
 ///
 /// Script tokens: a lowercase word executes an action of that name; a word ending in `*` is an
@@ -53,7 +7,7 @@ extension DebouncerState: ActionMachine where Action == String {
 /// Result tokens: an action's name when the machine says to run it (after a `D`, the actions
 /// it hands over follow), `S`, `X` and `R` for the launcher commands start, stop and restart,
 /// and `f` for a flush that found nothing.
-func run<Machine: ActionMachine>(_ script: String, on _: Machine.Type) -> String {
+func run<Machine: LimiterStateMachine<String>>(_ script: String, on _: Machine.Type) -> String {
   var machine = Machine()
   var out: [String] = []
   var held = false
@@ -80,24 +34,24 @@ func run<Machine: ActionMachine>(_ script: String, on _: Machine.Type) -> String
   for token in script.split(separator: " ").map(String.init) {
     switch token {
     case "|":
-      let (action, command) = machine.tick()
-      log(command)
-      start(action)
+      let step = machine.tick()
+      log(step.launcher)
+      start(step.run)
     case "C":
       log(machine.cancel())
     case "F":
-      let (flushed, action, command) = machine.flush()
+      let (flushed, step) = machine.flush()
       if !flushed { out.append("f") }
-      log(command)
-      start(action)
+      log(step.launcher)
+      start(step.run)
     case "D":
       precondition(held, "script error: D without a running action")
       held = false
       start(machine.finish())
     default:
-      let (action, command) = machine.execute(token)
-      log(command)
-      start(action)
+      let step = machine.execute(token)
+      log(step.launcher)
+      start(step.run)
     }
   }
   return out.joined(separator: " ")
