@@ -27,7 +27,7 @@ public final class Debouncer: Sendable {
   /// ```
   public let interval: Duration
 
-  private let core: LimiterCore<DebouncerState<@Sendable () -> Void>>
+  private let core: LimiterCore<DebouncerState<Work>>
 
   /// Creates a debouncer that runs an action once `interval` has passed without a newer one.
   ///

@@ -25,13 +25,11 @@ import Dispatch
 ///   positive is a programmer error.
 /// - ``start()`` and ``stop()`` are idempotent and safe from any thread and from inside the
 ///   task; no order of calls crashes. Releasing an active launcher stops it.
-public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked Sendable {
-  // Safe: every stored property is a `let`; the mutable state sits behind `state`'s lock.
-
+public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// The interval, the task, whether it is active, and the running timer.
   private struct State {
     var interval: Duration?
-    var task: (@Sendable () -> Void)?
+    var task: Work?
     var isActive = false
     /// The timer of the current active period, or `nil`; always resumed exactly once.
     var timer: DispatchSourceTimer?
@@ -83,7 +81,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked
         "DefaultPeriodicTaskLauncher.every(_:launch:): interval must be positive, got \(interval)")
     }
     state.withLock { state in
-      state.task = task
+      state.task = Work(run: task)
       guard state.interval != interval else { return }
       state.interval = interval
       if state.isActive { startTimer(&state) }
@@ -159,6 +157,6 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked
     let task = state.withLock { state in
       state.isActive && state.generation == generation ? state.task : nil
     }
-    task?()
+    task?.run()
   }
 }

@@ -20,13 +20,11 @@
 ///
 /// It is safe from any thread; concurrent ``fire()`` calls may run the task concurrently,
 /// as a real timer on a concurrent queue could.
-public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked Sendable {
-  // Safe: the only stored property is a `let`; the mutable state sits behind its lock.
-
+public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// The interval, the task, whether it is active, and the call counts.
   private struct State {
     var interval: Duration?
-    var task: (@Sendable () -> Void)?
+    var task: Work?
     var isActive = false
     var startCount = 0
     var stopCount = 0
@@ -61,7 +59,7 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked Se
     }
     state.withLock { state in
       state.interval = interval
-      state.task = task
+      state.task = Work(run: task)
     }
   }
 
@@ -149,7 +147,7 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, @unchecked Se
   @discardableResult
   public func fire() -> Bool {
     guard let task = state.withLock({ $0.isActive ? $0.task : nil }) else { return false }
-    task()
+    task.run()
     return true
   }
 

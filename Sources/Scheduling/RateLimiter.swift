@@ -30,7 +30,7 @@ public final class RateLimiter: Sendable {
   /// ```
   public let interval: Duration
 
-  private let core: LimiterCore<RateLimiterState<@Sendable () -> Void>>
+  private let core: LimiterCore<RateLimiterState<Work>>
 
   /// Creates a quiescent limiter that runs at most one action per `interval`.
   ///

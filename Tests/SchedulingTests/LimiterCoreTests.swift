@@ -5,7 +5,7 @@ import Testing
 @Suite struct LimiterCoreTests {
   @Test func actionsThatWaitedRunInOrderRightAfterTheRunningOneOnItsThread() {
     let launcher = FakePeriodicTaskLauncher()
-    let core = LimiterCore<RateLimiterState<@Sendable () -> Void>>(
+    let core = LimiterCore<RateLimiterState<Work>>(
       interval: .seconds(1), launcher: launcher)
     let log = Log<String>()
     core.execute {
@@ -21,9 +21,9 @@ import Testing
 
   @Test func setsTheLaunchersTaskAndStopsItWhenReleased() {
     let launcher = FakePeriodicTaskLauncher()
-    weak var weakCore: LimiterCore<DebouncerState<@Sendable () -> Void>>?
+    weak var weakCore: LimiterCore<DebouncerState<Work>>?
     do {
-      let core = LimiterCore<DebouncerState<@Sendable () -> Void>>(
+      let core = LimiterCore<DebouncerState<Work>>(
         interval: .seconds(2), launcher: launcher)
       weakCore = core
       core.execute {}

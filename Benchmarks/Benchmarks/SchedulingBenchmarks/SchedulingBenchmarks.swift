@@ -203,7 +203,7 @@ let benchmarks: @Sendable () -> Void = {
     recordThrottle(runs: runs.all, sent: sent, in: benchmark)
   }
 
-  Benchmark("1,000 events 1 ms apart, 50 ms · swift-async-algorithms throttle(latest: true)",
+  Benchmark("1,000 events 1 ms apart, 50 ms · swift-async-algorithms _throttle(latest: true)",
     configuration: throttling
   ) { benchmark async throws in
     // Its input stays open for 2 intervals after the last event, then finishes: the last
@@ -211,7 +211,7 @@ let benchmarks: @Sendable () -> Void = {
     let runs = Timeline(capacity: eventCount)
     let (events, input) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
     let consumer = Task {
-      for await event in events.throttle(for: throttleInterval, clock: .continuous, latest: true) {
+      for await event in events._throttle(for: throttleInterval, clock: .continuous, latest: true) {
         runs.append(event)
       }
     }

@@ -29,10 +29,8 @@ protocol LimiterStateMachine<Action>: Sendable {
 /// The launcher's task refers to the core weakly, so there is no retain cycle; releasing the
 /// core cancels it.
 final class LimiterCore<Machine: LimiterStateMachine>: @unchecked Sendable
-where Machine.Action == @Sendable () -> Void {
+where Machine.Action == Work {
   // Safe: every stored property is a `let`; the machine sits behind `state`'s lock.
-
-  typealias Action = @Sendable () -> Void
 
   private let launcher: any PeriodicTaskLauncher
   private let state = Protected(Machine())
@@ -46,8 +44,9 @@ where Machine.Action == @Sendable () -> Void {
     cancel()
   }
 
-  func execute(_ action: @escaping Action) {
-    perform { $0.execute(action) }
+  func execute(_ action: @escaping @Sendable () -> Void) {
+    let work = Work(run: action)
+    perform { $0.execute(work) }
   }
 
   func cancel() {
@@ -70,16 +69,16 @@ where Machine.Action == @Sendable () -> Void {
 
   /// Runs one step under the lock, then the action it asks for, and every action that waited
   /// for it, with no lock held.
-  private func perform(_ step: (inout Machine) -> LimiterStep<Action>) {
+  private func perform(_ step: (inout Machine) -> LimiterStep<Work>) {
     let first = state.withLock { machine in
       let next = step(&machine)
       launcher.perform(next.launcher)
       return next.run
     }
     guard let first else { return }
-    first()
+    first.run()
     while let next = state.withLock({ $0.finish() }) {
-      next()
+      next.run()
     }
   }
 }
