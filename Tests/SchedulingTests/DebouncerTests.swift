@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyScheduling
+import TinyWaiting
 
 /// The debouncer driven by a fake launcher, in the script tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift). Each execute restarts the launcher, so a tick stands for "one full
@@ -80,6 +81,26 @@ import TinyScheduling
     #expect(weakDebouncer == nil)
     #expect(waiting == nil)
     #expect(!launcher.isActive)
+  }
+
+  @Test func withTheRealLauncherTheLatestActionRunsOneIntervalAfterIt() async {
+    let debouncer = Debouncer(interval: .milliseconds(20))
+    let clock = ContinuousClock()
+    let log = Log<String>()
+    let ranAt = Log<ContinuousClock.Instant>()
+    let ran = Waiter()
+    debouncer.execute { log.append("a") }
+    let lastExecute = clock.now
+    debouncer.execute {
+      ranAt.append(clock.now)
+      log.append("b")
+      ran.finish()
+    }
+    #expect(log.all.isEmpty)
+    #expect(await ran.wait(timeout: .seconds(1)))
+    #expect(log.all == ["b"])
+    let delay = ranAt.all.first.map { $0 - lastExecute }
+    #expect(delay.map { $0 >= .milliseconds(20) - .microseconds(500) } == true)
   }
 
   @Test func aNonPositiveIntervalIsAProgrammerError() async {

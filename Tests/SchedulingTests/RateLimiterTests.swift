@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyScheduling
+import TinyWaiting
 
 /// The rate limiter driven by a fake launcher. Scripts use the tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift): `a` executes an action named "a", `|` fires the launcher, `C`
@@ -133,6 +134,21 @@ import TinyScheduling
       limiter.execute {}
     }
     #expect(weakLimiter == nil)
+  }
+
+  @Test func withTheRealLauncherTheLatestActionRunsAtTheNextTick() async {
+    let limiter = RateLimiter(interval: .milliseconds(20))
+    let log = Log<String>()
+    let latestRan = Waiter()
+    limiter.execute { log.append("a") }
+    #expect(log.all == ["a"])  // at once, on this thread
+    limiter.execute { log.append("b") }
+    limiter.execute {
+      log.append("c")
+      latestRan.finish()
+    }
+    #expect(await latestRan.wait(timeout: .seconds(1)))
+    #expect(log.all == ["a", "c"])
   }
 
   @Test func aNonPositiveIntervalIsAProgrammerError() async {
