@@ -19,7 +19,6 @@
 ///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
 ///   there is no retain cycle.
 public final class Debouncer: Sendable {
-
   /// The quiet time that must pass after the latest action before it runs.
   ///
   /// ```swift

@@ -22,7 +22,6 @@
 ///   action is kept for the next tick). Releasing the limiter drops the kept action and stops
 ///   the launcher. The launcher refers to the limiter weakly, so there is no retain cycle.
 public final class RateLimiter: Sendable {
-
   /// The time between two runs after the first.
   ///
   /// ```swift

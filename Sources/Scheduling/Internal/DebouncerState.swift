@@ -1,5 +1,5 @@
 /// The pure state machine of a ``Debouncer``: each step says which action to run and what the
-/// launcher must do. The `Debouncer` class runs it under a lock.
+/// launcher must do. `LimiterCore` runs it under a lock.
 ///
 /// Every `execute` restarts the launcher, so its first tick comes one full interval after the
 /// latest action; that tick runs the action and stops the launcher.

@@ -1,5 +1,5 @@
 /// The pure state machine of a ``RateLimiter``: each step says which action to run and what
-/// the launcher must do. The `RateLimiter` class runs it under a lock.
+/// the launcher must do. `LimiterCore` runs it under a lock.
 ///
 /// Invariants: a pending action implies active; while an action runs, a tick does nothing
 /// (the pending action waits for the next tick), so actions never overlap.
