@@ -154,7 +154,7 @@ import TinyWaiting
     let done = Waiter(count: 4)
     for _ in 0..<4 {
       Thread {
-        for round in 0..<200 {
+        for round in 0..<50 {
           let launcher = DefaultPeriodicTaskLauncher()
           launcher.every(.microseconds(50)) {}
           DispatchQueue.concurrentPerform(iterations: 4) { index in
