@@ -8,6 +8,7 @@ let blocks: [(folder: String, testsAlsoUse: [String])] = [
   ("Context", []),
   ("Observation", []),
   ("Waiting", []),
+  ("Scheduling", ["Waiting"]),
   ("Environment", []),
 ]
 

@@ -12,6 +12,15 @@ let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Context", []),
   ("Observation", [.product(name: "OpenCombine", package: "OpenCombine")]),
   ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine"), "WaitingLatencySupport"]),
+  (
+    "Scheduling",
+    [
+      .product(name: "OpenCombine", package: "OpenCombine"),
+      .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+      .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      .product(name: "CombineSchedulers", package: "combine-schedulers"),
+    ]
+  ),
   ("Environment", [.product(name: "Dependencies", package: "swift-dependencies")]),
 ]
 
@@ -25,6 +34,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    .package(url: "https://github.com/apple/swift-async-algorithms", exact: "1.1.4"),
+    .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
   ],
   targets: [
     .target(

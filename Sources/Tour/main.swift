@@ -5,6 +5,7 @@ let chapters: [Chapter] = [
   contextChapter,
   observationChapter,
   waitingChapter,
+  schedulingChapter,
   environmentChapter,
 ]
 

@@ -8,6 +8,7 @@ import Testing
 import TinyContext
 import TinyEnvironment
 import TinyObservation
+import TinyScheduling
 import TinySequence
 import TinyWaiting
 
@@ -63,5 +64,9 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
     #expect(DerivedAtom(total) { $0 * 2 }.value == 14)
     token.cancel()
     #expect(try Promise(value: basket.prices).map { $0.sum() }.result?.get() == 7)
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    limiter.execute { changed.raise() }
+    #expect(launcher.isActive)
   }
 }

@@ -1,0 +1,105 @@
+/// Runs the latest action once no new action has arrived for a full interval.
+///
+/// Each ``execute(_:)`` replaces the waiting action and restarts the launcher, so its first
+/// tick comes exactly one interval after the latest action; that tick runs the action, on the
+/// launcher's queue, and stops the launcher.
+///
+/// ```swift
+/// let debouncer = Debouncer(interval: .milliseconds(300))
+/// for query in ["s", "sw", "swi", "swif", "swift"] {   // typed 100 ms apart
+///   debouncer.execute { search(query) }
+/// }
+/// // search("swift") once, 300 ms after the last keystroke; the rest never.
+/// ```
+///
+/// - Actions never overlap: a tick that comes while an action runs is skipped, and the waiting
+///   action runs at the next tick.
+/// - ``cancel()`` drops the waiting action; ``flush()`` runs it now.
+/// - It is safe from any thread and from inside an action. Releasing the debouncer drops the
+///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
+///   there is no retain cycle.
+public final class Debouncer: Sendable {
+  /// The quiet time that must pass after the latest action before it runs.
+  ///
+  /// ```swift
+  /// Debouncer(interval: .milliseconds(300)).interval    // .milliseconds(300)
+  /// ```
+  public let interval: Duration
+
+  private let core: LimiterCore<DebouncerState<Work>>
+
+  /// Creates a debouncer that runs an action once `interval` has passed without a newer one.
+  ///
+  /// An interval that is not positive is a programmer error and stops the program with a
+  /// message naming it. The debouncer sets the launcher's interval and task and starts and
+  /// stops it; a launcher serves one debouncer at a time.
+  ///
+  /// ```swift
+  /// let debouncer = Debouncer(interval: .milliseconds(300))
+  /// let tested = Debouncer(interval: .seconds(1), launcher: FakePeriodicTaskLauncher())
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: The quiet time before an action runs; must be positive.
+  ///   - launcher: What ticks every `interval`: a new ``DefaultPeriodicTaskLauncher`` by
+  ///     default (actions then run on its private queue), or a ``FakePeriodicTaskLauncher`` in
+  ///     tests.
+  public init(
+    interval: Duration,
+    launcher: any PeriodicTaskLauncher = DefaultPeriodicTaskLauncher()
+  ) {
+    guard interval > .zero else {
+      preconditionFailure(
+        "Debouncer(interval:launcher:): interval must be positive, got \(interval)")
+    }
+    self.interval = interval
+    core = LimiterCore(interval: interval, launcher: launcher)
+  }
+
+  /// Makes `action` the one to run after the next quiet interval, replacing any waiting
+  /// action, and restarts the interval.
+  ///
+  /// Never runs anything itself.
+  ///
+  /// ```swift
+  /// debouncer.execute { print(1) }
+  /// debouncer.execute { print(2) }  // replaces 1: prints 2, one interval after this call
+  /// ```
+  ///
+  /// - Parameter action: The work to debounce.
+  public func execute(_ action: @escaping @Sendable () -> Void) {
+    core.execute(action)
+  }
+
+  /// Drops the waiting action; no action starts after `cancel()` returns unless executed
+  /// again.
+  ///
+  /// An action already running finishes. It does nothing when none waits, and it is safe to
+  /// call from inside an action.
+  ///
+  /// ```swift
+  /// debouncer.execute { print(1) }
+  /// debouncer.cancel()              // 1 never prints
+  /// ```
+  public func cancel() {
+    core.cancel()
+  }
+
+  /// Runs the waiting action now, on the calling thread, and returns whether there was one.
+  ///
+  /// If another action is running (on another thread, or the caller itself when called from
+  /// inside an action), the waiting action runs right after it returns, on that thread.
+  ///
+  /// ```swift
+  /// debouncer.execute { print(1) }
+  /// debouncer.flush()               // prints 1; true
+  /// debouncer.flush()               // false: nothing waits
+  /// ```
+  ///
+  /// - Returns: `true` if an action was waiting (it has run, or runs right after the running
+  ///   one), `false` if none was.
+  @discardableResult
+  public func flush() -> Bool {
+    core.flush()
+  }
+}

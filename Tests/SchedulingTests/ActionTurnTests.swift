@@ -1,0 +1,36 @@
+import Testing
+
+@testable import TinyScheduling
+
+@Suite struct ActionTurnTests {
+  @Test func theFirstActionRunsAndLaterOnesWaitInOrder() {
+    var turn = ActionTurn<String>()
+    #expect(turn.begin("a") == "a")
+    #expect(turn.isRunning)
+    #expect(turn.begin("b") == nil)
+    #expect(turn.begin("c") == nil)
+    #expect(turn.finish() == "b")
+    #expect(turn.finish() == "c")
+    #expect(turn.isRunning)
+    #expect(turn.finish() == nil)
+    #expect(!turn.isRunning)
+    #expect(turn.begin("d") == "d")
+  }
+
+  @Test func droppingTheWaitingActionsLeavesTheRunningOne() {
+    var turn = ActionTurn<String>()
+    _ = turn.begin("a")
+    _ = turn.begin("b")
+    turn.dropWaiting()
+    #expect(turn.isRunning)
+    #expect(turn.waiting.isEmpty)
+    #expect(turn.finish() == nil)
+  }
+
+  @Test func finishingWithNothingRunningIsAProgrammerError() async {
+    await #expect(processExitsWith: .failure) {
+      var turn = ActionTurn<String>()
+      _ = turn.finish()
+    }
+  }
+}

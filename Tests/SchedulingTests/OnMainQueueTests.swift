@@ -1,0 +1,84 @@
+import Foundation
+import TinyScheduling
+import TinyWaiting
+import XCTest
+
+/// `onMainQueue(_:)` needs a main queue that drains, which Swift Testing does not give: XCTest
+/// runs these synchronous tests on the main thread, and the waiter spins the main run loop.
+final class OnMainQueueTests: XCTestCase {
+  func testOnTheMainThreadItRunsAtOnce() {
+    let log = Log<String>()
+    onMainQueue { log.append("work") }
+    log.append("returned")
+    XCTAssertEqual(log.all, ["work", "returned"])
+  }
+
+  func testFromAnotherThreadItRunsLaterOnTheMainQueue() {
+    let log = Log<String>()
+    let ran = Waiter()
+    let called = DispatchSemaphore(value: 0)
+    Thread {
+      onMainQueue {
+        log.append(isOnMainQueue() ? "work on main" : "work elsewhere")
+        ran.finish()
+      }
+      log.append("returned")
+      called.signal()
+    }.start()
+    // A semaphore blocks the main thread without draining the main queue, so the work cannot
+    // run before the other thread's call has returned.
+    XCTAssertEqual(called.wait(timeout: .now() + 5), .success)
+    XCTAssertEqual(log.all, ["returned"])
+    XCTAssertTrue(ran.wait(timeout: .seconds(5)))
+    XCTAssertEqual(log.all, ["returned", "work on main"])
+  }
+
+  func testInsideAMainQueueBlockItRunsAtOnce() {
+    let log = Log<String>()
+    let done = Waiter()
+    DispatchQueue.main.async {
+      onMainQueue { log.append("work") }
+      log.append("returned")
+      done.finish()
+    }
+    XCTAssertTrue(done.wait(timeout: .seconds(5)))
+    XCTAssertEqual(log.all, ["work", "returned"])
+  }
+
+  func testOnAQueueThatTargetsTheMainQueueItRunsAtOnce() {
+    let queue = DispatchQueue(label: "test.on-main", target: .main)
+    let log = Log<String>()
+    let done = Waiter()
+    queue.async {
+      onMainQueue { log.append("work") }
+      log.append("returned")
+      done.finish()
+    }
+    XCTAssertTrue(done.wait(timeout: .seconds(5)))
+    XCTAssertEqual(log.all, ["work", "returned"])
+  }
+
+  func testFromAnotherQueueItRunsLaterInOrder() {
+    let log = Log<Int>()
+    let ran = Waiter(count: 3)
+    DispatchQueue.global().async {
+      for number in 1...3 {
+        onMainQueue {
+          log.append(number)
+          ran.finish()
+        }
+      }
+    }
+    XCTAssertTrue(ran.wait(timeout: .seconds(5)))
+    XCTAssertEqual(log.all, [1, 2, 3])
+  }
+}
+
+/// A key that marks the main queue, so a block can tell whether it runs on it.
+private let testMainQueueKey = DispatchSpecificKey<Bool>()
+
+/// Whether the caller runs on the main queue, read from a key of the test's own.
+private func isOnMainQueue() -> Bool {
+  DispatchQueue.main.setSpecific(key: testMainQueueKey, value: true)
+  return DispatchQueue.getSpecific(key: testMainQueueKey) == true
+}

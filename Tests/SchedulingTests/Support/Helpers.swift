@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+import TinyScheduling
+
+/// A lock-protected list that `@Sendable` actions on any thread can append to.
+// Safe: `elements` is only touched under `lock`.
+final class Log<Element: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var elements: [Element] = []
+
+  func append(_ element: Element) {
+    lock.withLock { elements.append(element) }
+  }
+
+  var all: [Element] {
+    lock.withLock { elements }
+  }
+}
+
+/// A lock-protected counter.
+// Safe: `value` is only touched under `lock`.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  /// Adds one and returns the new count.
+  @discardableResult
+  func increment() -> Int {
+    lock.withLock {
+      count += 1
+      return count
+    }
+  }
+
+  var value: Int {
+    lock.withLock { count }
+  }
+}
+
+/// An object to hold weakly, to prove that whatever captured it let go.
+final class Canary: Sendable {}
+
+/// One step of a script that drives a limiter or a debouncer through a fake launcher.
+///
+/// Scripts are written as space-separated tokens: a lowercase word executes an action of that
+/// name, `|` fires the launcher once, `C` cancels and `F` flushes.
+enum ScriptStep: Equatable {
+  case execute(String)
+  case tick
+  case cancel
+  case flush
+
+  /// Parses a script such as `"a b | C c F"`.
+  static func parse(_ script: String) -> [ScriptStep] {
+    script.split(separator: " ").map { token in
+      switch token {
+      case "|": .tick
+      case "C": .cancel
+      case "F": .flush
+      default: .execute(String(token))
+      }
+    }
+  }
+}
+
+/// A rate limiter or a debouncer: what a script drives.
+protocol ScriptTarget: AnyObject {
+  func execute(_ action: @escaping @Sendable () -> Void)
+  func cancel()
+  @discardableResult func flush() -> Bool
+}
+
+extension RateLimiter: ScriptTarget {}
+extension Debouncer: ScriptTarget {}
+
+/// Runs `script` on `target`, whose launcher is `launcher`, and returns what happened, as
+/// tokens: the name of each action when it ran, `|` for a tick that found the launcher active,
+/// `-` for one that found it inactive (and did nothing), and `F` / `f` for a flush that did /
+/// did not find a kept action.
+func run(_ script: String, on target: some ScriptTarget, launcher: FakePeriodicTaskLauncher)
+  -> String
+{
+  let log = Log<String>()
+  for step in ScriptStep.parse(script) {
+    switch step {
+    case .execute(let name):
+      target.execute { log.append(name) }
+    case .tick:
+      log.append(launcher.isActive ? "|" : "-")
+      launcher.fire()
+    case .cancel:
+      target.cancel()
+    case .flush:
+      log.append(target.flush() ? "F" : "f")
+    }
+  }
+  return log.all.joined(separator: " ")
+}
+
+/// Records the actions of a stress test: which ran, whether two ever overlapped, and how many
+/// ran on the thread that fires the launcher.
+// Safe: every stored `var` is only touched under `lock`.
+final class StressProbe: @unchecked Sendable {
+  private let lock = NSLock()
+  private var log: [(thread: Int, index: Int)] = []
+  private var running = 0
+  private var maxRunning = 0
+  private var onFiringThread = 0
+  private var firingThread: pthread_t?
+
+  /// Records a run of action `index` of thread `thread`.
+  func ran(thread: Int, index: Int) {
+    lock.withLock {
+      running += 1
+      maxRunning = max(maxRunning, running)
+      log.append((thread, index))
+      if let firingThread, pthread_equal(firingThread, pthread_self()) != 0 {
+        onFiringThread += 1
+      }
+    }
+    lock.withLock { running -= 1 }
+  }
+
+  /// Marks the calling thread as the one that fires the launcher.
+  func markFiringThread() {
+    lock.withLock { firingThread = pthread_self() }
+  }
+
+  var runs: [(thread: Int, index: Int)] { lock.withLock { log } }
+  var maxConcurrentRuns: Int { lock.withLock { maxRunning } }
+  var runsOnFiringThread: Int { lock.withLock { onFiringThread } }
+}
+
+/// What a stress run saw.
+struct StressResult {
+  /// Ticks that ran the task while the executing threads were running.
+  var ticks = 0
+  /// The most actions that ran during one tick.
+  var maxActionsPerTick = 0
+}
+
+/// The stress test shared by the limiter and the debouncer: on a new thread that plays the
+/// timer, starts `threads` threads that each call `execute` `executesPerThread` times (action
+/// `index` of thread `thread` records itself in `probe`), and fires `launcher` until they are
+/// done; then fires it until it stops, so whatever was kept has run. Each thread waits after its
+/// first execute until a fire has run the task, so ticks and executes surely overlap.
+func stress(
+  threads: Int = 4,
+  executesPerThread: Int = 10_000,
+  probe: StressProbe,
+  launcher: FakePeriodicTaskLauncher,
+  execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+) async -> StressResult {
+  await withCheckedContinuation { continuation in
+    Thread {
+      probe.markFiringThread()
+      let done = DispatchGroup()
+      let ticked = DispatchSemaphore(value: 0)
+      for thread in 0..<threads {
+        done.enter()
+        Thread {
+          for index in 0..<executesPerThread {
+            execute { probe.ran(thread: thread, index: index) }
+            if index == 0 {
+              ticked.wait()
+              ticked.signal()
+            }
+          }
+          done.leave()
+        }.start()
+      }
+      var result = StressResult()
+      while done.wait(timeout: .now()) == .timedOut {
+        let before = probe.runsOnFiringThread
+        if launcher.fire() {
+          result.ticks += 1
+          if result.ticks == 1 { ticked.signal() }
+        }
+        result.maxActionsPerTick = max(
+          result.maxActionsPerTick, probe.runsOnFiringThread - before)
+        // Pacing, not synchronisation: a timer that spun a core would starve the real-time
+        // tests that run in parallel (under the thread sanitizer, on two cores).
+        usleep(20)
+      }
+      while launcher.fire() {}
+      continuation.resume(returning: result)
+    }.start()
+  }
+}
+
+/// Checks what every stress run must show: a tick ran at most one action, no two actions
+/// overlapped, the launcher ended inactive, each thread's actions ran in order (only the latest
+/// is kept, never an older one), and the last action to run was some thread's last.
+func expectStressInvariants(
+  _ result: StressResult, probe: StressProbe, launcher: FakePeriodicTaskLauncher,
+  threads: Int = 4, executesPerThread: Int = 10_000,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(result.ticks > 0, sourceLocation: sourceLocation)
+  #expect(result.maxActionsPerTick <= 1, sourceLocation: sourceLocation)
+  #expect(probe.maxConcurrentRuns == 1, sourceLocation: sourceLocation)
+  #expect(!launcher.isActive, sourceLocation: sourceLocation)
+  let runs = probe.runs
+  for thread in 0..<threads {
+    let indices = runs.filter { $0.thread == thread }.map(\.index)
+    #expect(indices == indices.sorted(), sourceLocation: sourceLocation)
+    #expect(Set(indices).count == indices.count, sourceLocation: sourceLocation)
+  }
+  #expect(runs.last?.index == executesPerThread - 1, sourceLocation: sourceLocation)
+}
