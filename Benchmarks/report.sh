@@ -10,6 +10,8 @@
 # no hardware counters, so whole runs are repeated and their medians taken.
 #
 # Usage, from Benchmarks/:  [RUNS=3] ./report.sh SequenceBenchmarks [benchmark arguments...]
+# KEEP_RAW=<file> also keeps the harness's raw output there (custom metrics such as latencies
+# are not tabulated; read them from it).
 set -euo pipefail
 cd "$(dirname "$0")"
 target=${1:?usage: [RUNS=3] ./report.sh <TargetName> [benchmark arguments...]}
@@ -71,4 +73,5 @@ awk '
       last = group
     }
   }' "$raw"
+if [ -n "${KEEP_RAW:-}" ]; then cp "$raw" "$KEEP_RAW"; fi
 rm -f "$raw"
