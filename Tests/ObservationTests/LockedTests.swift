@@ -29,6 +29,31 @@ import Testing
     #expect(raisers.withLock { $0 } == 1)
   }
 
+  @Test func lockingAgainTrapsNamingTheAPI() async {
+    #if os(Linux)
+      let result = await #expect(
+        processExitsWith: .failure, observing: [\.standardErrorContent]
+      ) {
+        let locked = Locked(0)
+        locked.withLock { _ in locked.withLock { $0 += 1 } }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("TinyObservation: an atom was used from inside"))
+    #endif
+  }
+
+  @Test func anotherThreadHoldingTheLockIsContentionNotRecursion() async {
+    // While one thread holds the lock, another thread's lock waits for it.
+    let locked = Locked(0)
+    await onThreads(8) { _ in
+      for _ in 0..<1_000 {
+        locked.withLock { $0 += 1 }
+        locked.withLock { $0 += 2 }
+      }
+    }
+    #expect(locked.withLock { $0 } == 24_000)
+  }
+
   @Test func lockingAgainFromTheHoldingThreadTrapsInsteadOfDeadlocking() async {
     await #expect(processExitsWith: .failure) {
       let locked = Locked(0)

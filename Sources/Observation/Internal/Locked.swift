@@ -7,7 +7,8 @@
 // the sanitizer every contended critical section would be reported as a race; when the process
 // runs under the sanitizer, `Locked` tells it about each acquire and release (the hooks are
 // looked up once and are `nil` otherwise). Locking again from the thread that holds the lock
-// traps on both platforms (`os_unfair_lock` and `Mutex` report the recursion themselves).
+// traps on both platforms: on Linux with a message naming the API (each lock records its holding
+// thread), on Apple platforms with `os_unfair_lock`'s own.
 
 #if canImport(Darwin)
   import Darwin
@@ -66,10 +67,14 @@
 
   /// State that is only ever read or written while its lock is held.
   ///
-  /// Locking it again from the thread that holds it traps; it never deadlocks silently.
+  /// Locking it again from the thread that holds it traps with a message naming the APIs whose
+  /// closures run under the lock (see `recursiveLockFailure()`); it never deadlocks silently.
   @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
+    /// The thread holding the lock (`pthread_self()`), or 0. Written only by that thread while
+    /// it holds the lock, so a thread reads its own identity here only if it holds the lock.
+    @usableFromInline let holder = Atomic<UInt>(0)
     /// Identifies this lock to the thread sanitizer; `nil` without it.
     @usableFromInline let sanitizerAddress: SanitizerAddress?
 
@@ -80,18 +85,43 @@
     }
 
     /// Runs `body` with exclusive access to the state.
+    ///
+    /// Locking it again from the thread that holds it stops the program with
+    /// `recursiveLockFailure()`'s message, which names the APIs whose closures run under the
+    /// lock.
     @inlinable
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+      let thread = threadNumber(pthread_self())
+      if holder.load(ordering: .relaxed) == thread { recursiveLockFailure() }
       let address = sanitizerAddress
       return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
+        holder.store(thread, ordering: .relaxed)
+        defer { holder.store(0, ordering: .relaxed) }
         guard let address, let sanitizer = threadSanitizer else { return try body(&state) }
         sanitizer.acquire(address.pointer)
         defer { sanitizer.release(address.pointer) }
         return try body(&state)
       }
     }
+  }
+
+  /// A thread's `pthread_t` as a number (an integer on glibc, a pointer on some C libraries:
+  /// both one word).
+  @inlinable
+  func threadNumber<Thread>(_ thread: Thread) -> UInt {
+    unsafeBitCast(thread, to: UInt.self)
+  }
+
+  /// Stops the program when a thread locks a lock it holds: user code running under an atom's
+  /// lock used that atom.
+  @usableFromInline
+  func recursiveLockFailure() -> Never {
+    preconditionFailure(
+      "TinyObservation: an atom was used from inside a closure that runs under its lock — "
+        + "the body of Atom.update(_:), the local change of Atom.update(optimistically:commit:), "
+        + "or a DerivedAtom's computation read, changed or watched that same atom")
   }
 
   /// A byte of memory whose address stands for one lock in the thread sanitizer's bookkeeping.
