@@ -19,7 +19,7 @@ import TinyWaiting
     let start = clock.now
     launcher.start()
     #expect(launcher.isActive)
-    #expect(await fiveTicks.wait(timeout: .seconds(2)))
+    #expect(await fiveTicks.wait(timeout: .seconds(10)))
     launcher.stop()
     // Tick k comes no earlier than k intervals after start (deadlines are absolute).
     for (index, time) in times.all.prefix(5).enumerated() {
@@ -39,7 +39,7 @@ import TinyWaiting
       ticked.finish()
     }
     launcher.start()
-    #expect(await ticked.wait(timeout: .seconds(2)))
+    #expect(await ticked.wait(timeout: .seconds(10)))
     launcher.stop()
     #expect(onQueue.all.allSatisfy { $0 })
   }
@@ -54,7 +54,7 @@ import TinyWaiting
       threeTicks.finish()
     }
     launcher.start()
-    #expect(await threeTicks.wait(timeout: .seconds(2)))
+    #expect(await threeTicks.wait(timeout: .seconds(10)))
     launcher.stop()
     #expect(!launcher.isActive)
     queue.sync {}  // a tick that started before stop() returned has finished now
@@ -74,7 +74,7 @@ import TinyWaiting
       }
     }
     launcher.start()
-    #expect(await stopped.wait(timeout: .seconds(2)))
+    #expect(await stopped.wait(timeout: .seconds(10)))
     #expect(!launcher.isActive)
     #expect(await !Waiter().wait(timeout: .milliseconds(20)))
     #expect(ticks.value == 2)
@@ -90,12 +90,12 @@ import TinyWaiting
       first.finish()
     }
     launcher.start()
-    #expect(await first.wait(timeout: .seconds(2)))
+    #expect(await first.wait(timeout: .seconds(10)))
     launcher.every(.milliseconds(2)) {
       log.append("new")
       second.finish()
     }
-    #expect(await second.wait(timeout: .seconds(2)))
+    #expect(await second.wait(timeout: .seconds(10)))
     launcher.stop()
     let all = log.all
     let firstNew = all.firstIndex(of: "new") ?? all.endIndex
@@ -108,7 +108,7 @@ import TinyWaiting
     #expect(launcher.isActive)
     let ticked = Waiter()
     launcher.every(.milliseconds(2)) { ticked.finish() }
-    #expect(await ticked.wait(timeout: .seconds(2)))
+    #expect(await ticked.wait(timeout: .seconds(10)))
     launcher.stop()
   }
 
@@ -125,7 +125,7 @@ import TinyWaiting
         ticked.finish()
       }
       launcher.start()
-      #expect(await ticked.wait(timeout: .seconds(2)))
+      #expect(await ticked.wait(timeout: .seconds(10)))
     }
     queue.sync {}  // a tick in progress held the launcher; it has finished now
     #expect(weakLauncher == nil)

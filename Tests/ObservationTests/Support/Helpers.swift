@@ -32,11 +32,11 @@ final class Gate: Sendable {
     semaphore.signal()
   }
 
-  /// Blocks the calling (non-cooperative) thread until `open()`; fails after 5 s so a broken
+  /// Blocks the calling (non-cooperative) thread until `open()`; fails after 60 s so a broken
   /// test cannot hang the suite.
   func wait() {
-    let opened = semaphore.wait(timeout: .now() + 5) == .success
-    precondition(opened, "Gate.wait(): not opened within 5 s")
+    let opened = semaphore.wait(timeout: .now() + 60) == .success
+    precondition(opened, "Gate.wait(): not opened within 60 s")
   }
 
   /// Suspends until `open()`, blocking a thread of its own rather than a cooperative one.
