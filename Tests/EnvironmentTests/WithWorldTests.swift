@@ -263,6 +263,9 @@ import TinyEnvironment
   @Test func aScopeReleasesItsWorldWhenItEnds() async {
     weak var weakSync: Tracked?
     weak var weakAsync: Tracked?
+    // No expectation inside the scope: a passing `#expect` on `weakSync` could hand a strong
+    // copy of it to the test framework.
+    var aliveInScope = false
     do {
       let tracked = Tracked()
       weakSync = tracked
@@ -271,9 +274,10 @@ import TinyEnvironment
           _ = tracked; return .distantPast
         }
       }) {
-        #expect(weakSync != nil)
+        aliveInScope = weakSync != nil
       }
     }
+    #expect(aliveInScope)
     #expect(weakSync == nil)
     do {
       let tracked = Tracked()
