@@ -109,14 +109,7 @@ func sideTableReads(owners count: Int, stored: Bool = true) {
 }
 
 let benchmarks: @Sendable () -> Void = {
-  Benchmark.defaultConfiguration = .init(
-    metrics: [.wallClock, .mallocCountTotal],
-    timeUnits: .nanoseconds,
-    warmupIterations: 10,
-    scalingFactor: .kilo,
-    maxDuration: .seconds(2),
-    maxIterations: 2_000
-  )
+  Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 2_000)
 
   let held = OwnerHeld()
   held.contextInfo[key] = 42

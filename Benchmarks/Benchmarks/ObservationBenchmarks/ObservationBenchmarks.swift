@@ -41,14 +41,7 @@ final class LockAndClosures: Sendable {
 }
 
 let benchmarks: @Sendable () -> Void = {
-  Benchmark.defaultConfiguration = .init(
-    metrics: [.wallClock, .mallocCountTotal],
-    timeUnits: .nanoseconds,
-    warmupIterations: 3,
-    scalingFactor: .kilo,
-    maxDuration: .seconds(2),
-    maxIterations: 2_000
-  )
+  Benchmark.defaultConfiguration = .perOperation(warmupIterations: 3, maxIterations: 2_000)
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
 
   let mutex = Mutex(0)

@@ -69,14 +69,7 @@ let wakeLatency = BenchmarkMetric.custom(
   "wake latency (μs)", polarity: .prefersSmaller, useScalingFactor: false)
 
 let benchmarks: @Sendable () -> Void = {
-  Benchmark.defaultConfiguration = .init(
-    metrics: [.wallClock, .mallocCountTotal],
-    timeUnits: .nanoseconds,
-    warmupIterations: 10,
-    scalingFactor: .kilo,
-    maxDuration: .seconds(2),
-    maxIterations: 1_000
-  )
+  Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 1_000)
 
   compare(
     "Promise map×3 (resolved)",

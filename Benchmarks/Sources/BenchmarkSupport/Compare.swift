@@ -75,3 +75,19 @@ public func compare(
     }
   }
 }
+
+extension Benchmark.Configuration {
+  /// The configuration of the suites that time nanosecond-scale operations: wall clock and
+  /// mallocs, in nanoseconds, a thousand operations per iteration (`scalingFactor: .kilo`, so
+  /// the reported times are per operation), at most two seconds per benchmark.
+  public static func perOperation(warmupIterations: Int, maxIterations: Int) -> Self {
+    .init(
+      metrics: [.wallClock, .mallocCountTotal],
+      timeUnits: .nanoseconds,
+      warmupIterations: warmupIterations,
+      scalingFactor: .kilo,
+      maxDuration: .seconds(2),
+      maxIterations: maxIterations
+    )
+  }
+}
