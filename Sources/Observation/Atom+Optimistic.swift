@@ -43,7 +43,7 @@ extension Atom {
     commit: @Sendable (Value) async throws -> Void
   ) async throws -> Value {
     let (id, isFirst, batch) = state.withLock { $0.addLayer(change) }
-    if let batch { deliver(batch) }
+    if let batch = consume batch { deliver(batch) }
     if !isFirst {
       await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
         if state.withLock({ $0.park(layer: id, turn) }) {
@@ -56,7 +56,7 @@ extension Atom {
       try await commit(sent)
     } catch {
       let (batch, next) = state.withLock { $0.rollBack(layer: id, error: error) }
-      if let batch { deliver(batch) }
+      if let batch = consume batch { deliver(batch) }
       next?.resume()
       throw error
     }

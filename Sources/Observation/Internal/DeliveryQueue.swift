@@ -35,7 +35,8 @@ struct DeliveryQueue<Batch> {
   /// and then the caller is no longer the deliverer.
   @inlinable
   mutating func next() -> Batch? {
-    if let batch = pending.popFirst() {
+    // The emptiness check inlines; `popFirst()` is a call, made only when a batch waits.
+    if !pending.isEmpty, let batch = pending.popFirst() {
       return batch
     }
     isDelivering = false

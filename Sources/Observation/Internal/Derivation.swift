@@ -46,6 +46,6 @@ final class Derivation<Value: Sendable>: Sendable {
         }.batch
       }
     }
-    if let batch { storage.deliver(batch) }
+    if let batch = consume batch { storage.deliver(batch) }
   }
 }
