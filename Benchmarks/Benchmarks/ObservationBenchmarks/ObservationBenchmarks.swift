@@ -84,7 +84,12 @@ let benchmarks: @Sendable () -> Void = {
           last = new
         })
     }
-    var next = 0
+    // Every handler runs: one set of each reaches all of its handlers, each adding 1.
+    floor.set(1)
+    watched.set(1)
+    combined.send(1)
+    precondition(sink.total == 3 * handlers, "ObservationBenchmarks: a handler did not run")
+    var next = 1
     compare(
       "set + fan-out to \(handlers) handler\(handlers == 1 ? "" : "s")",
       baseline: Variant("lock + closure array") {
