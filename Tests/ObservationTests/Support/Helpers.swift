@@ -138,13 +138,21 @@ final class Signal: Sendable {
     waiters.forEach { $0.resume() }
   }
 
+  /// Suspends until `fire()`; stops the test process if that takes 60 s, so a broken test
+  /// cannot hang the suite.
   func wait() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let fired = state.withLock { state in
         if !state.fired { state.waiters.append(continuation) }
         return state.fired
       }
-      if fired { continuation.resume() }
+      if fired {
+        continuation.resume()
+        return
+      }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+        precondition(self.state.withLock { $0.fired }, "Signal.wait(): not fired within 60 s")
+      }
     }
   }
 }
