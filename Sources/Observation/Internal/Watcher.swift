@@ -65,8 +65,8 @@ struct Delivery<Value: Sendable>: Sendable {
   func send() {
     let change = self.change
     // `recipients` keeps every watcher alive while `self` exists (it is a `let`), so the loop
-    // borrows each one instead of retaining and releasing it around its call: with a plain
-    // `for watcher in recipients` those two atomic operations were most of a one-handler set.
+    // borrows each one instead of retaining and releasing it around its call: the retains and
+    // releases of a plain `for watcher in recipients` cost a third of a one-handler set.
     for index in recipients.indices {
       Unmanaged.passUnretained(recipients[index])._withUnsafeGuaranteedRef { $0.deliver(change) }
     }
