@@ -54,7 +54,8 @@ func welcomeMessage() async -> String {
   }
 }
 
-/// Analytics events, recorded behind a lock so a `@Sendable` closure can append to them.
+/// Strings recorded behind a lock so a `@Sendable` closure can append to them: analytics events
+/// here, the actions that ran in the Scheduling chapter.
 final class EventLog: @unchecked Sendable {  // safe: `events` is only touched under `lock`
   private let lock = NSLock()
   private var events: [String] = []

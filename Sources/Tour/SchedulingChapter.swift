@@ -17,7 +17,8 @@ let schedulingChapter = Chapter(
   let gap = Duration.milliseconds(25)
 
   /// Taps `taps` times, `gap` apart, through `execute`, and prints which taps ran and when.
-  func tap(through execute: (@escaping @Sendable () -> Void) -> Void, lastRuns: Waiter) async {
+  func tap(through execute: (@escaping @Sendable () -> Void) -> Void) async {
+    let lastRuns = Waiter()
     let start = clock.now
     let runs = RunLog()
     for number in 1...taps {
@@ -39,13 +40,13 @@ let schedulingChapter = Chapter(
   say("20 taps, 25 ms apart, through RateLimiter(interval: .milliseconds(100)):")
   say("the first runs at once, then the latest tap once per 100 ms tick, and the last one runs.")
   let limiter = RateLimiter(interval: .milliseconds(100))
-  await tap(through: { limiter.execute($0) }, lastRuns: Waiter())
+  await tap(through: { limiter.execute($0) })
 
   say("")
   say("The same taps through Debouncer(interval: .milliseconds(100)):")
   say("only the last tap runs, 100 ms after it, once the taps have stopped.")
   let debouncer = Debouncer(interval: .milliseconds(100))
-  await tap(through: { debouncer.execute($0) }, lastRuns: Waiter())
+  await tap(through: { debouncer.execute($0) })
 
   say("")
   say("DefaultPeriodicTaskLauncher ticks on absolute deadlines: 30 ticks at 10 ms.")
@@ -70,12 +71,12 @@ let schedulingChapter = Chapter(
   say("In tests, FakePeriodicTaskLauncher replaces time with explicit ticks:")
   let fake = FakePeriodicTaskLauncher()
   let tested = RateLimiter(interval: .seconds(1), launcher: fake)
-  let ran = RunLog()
+  let ran = EventLog()
   for letter in ["a", "b", "c"] {
-    tested.execute { ran.append(letter, at: .zero) }
+    tested.execute { ran.record(letter) }
   }
-  show("execute a, b, c", ran.all.map(\.label))
-  show("fake.fire()", "\(fake.fire()) → ran \(ran.all.map(\.label))")
+  show("execute a, b, c", ran.recorded)
+  show("fake.fire()", "\(fake.fire()) → ran \(ran.recorded)")
   show("fake.fire()", "\(fake.fire()): nothing kept, the limiter stops the launcher")
   show("fake.isActive, fake.startCount", "\(fake.isActive), \(fake.startCount)")
 }

@@ -84,11 +84,16 @@ import TinyWaiting
   }
 
   @Test func withTheRealLauncherTheLatestActionRunsOneIntervalAfterIt() async {
-    let debouncer = Debouncer(interval: .milliseconds(20))
+    // Ticks run on `queue`, held until both executes are made, so however slowly this thread
+    // runs, the first action cannot run in between.
+    let queue = DispatchQueue(label: "test.debouncer.ticks")
+    let debouncer = Debouncer(
+      interval: .milliseconds(20), launcher: DefaultPeriodicTaskLauncher(queue: queue))
     let clock = ContinuousClock()
     let log = Log<String>()
     let ranAt = Log<ContinuousClock.Instant>()
     let ran = Waiter()
+    queue.suspend()
     debouncer.execute { log.append("a") }
     let lastExecute = clock.now
     debouncer.execute {
@@ -97,6 +102,7 @@ import TinyWaiting
       ran.finish()
     }
     #expect(log.all.isEmpty)
+    queue.resume()
     #expect(await ran.wait(timeout: .seconds(10)))
     #expect(log.all == ["b"])
     let delay = ranAt.all.first.map { $0 - lastExecute }

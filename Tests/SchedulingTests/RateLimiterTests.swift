@@ -137,9 +137,14 @@ import TinyWaiting
   }
 
   @Test func withTheRealLauncherTheLatestActionRunsAtTheNextTick() async {
-    let limiter = RateLimiter(interval: .milliseconds(20))
+    // Ticks run on `queue`, held until the three executes are made, so however slowly this
+    // thread runs, no tick can come between them.
+    let queue = DispatchQueue(label: "test.rate-limiter.ticks")
+    let limiter = RateLimiter(
+      interval: .milliseconds(20), launcher: DefaultPeriodicTaskLauncher(queue: queue))
     let log = Log<String>()
     let latestRan = Waiter()
+    queue.suspend()
     limiter.execute { log.append("a") }
     #expect(log.all == ["a"])  // at once, on this thread
     limiter.execute { log.append("b") }
@@ -147,6 +152,7 @@ import TinyWaiting
       log.append("c")
       latestRan.finish()
     }
+    queue.resume()
     #expect(await latestRan.wait(timeout: .seconds(10)))
     #expect(log.all == ["a", "c"])
   }

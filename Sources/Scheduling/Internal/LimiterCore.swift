@@ -28,10 +28,8 @@ protocol LimiterStateMachine<Action>: Sendable {
 ///
 /// The launcher's task refers to the core weakly, so there is no retain cycle; releasing the
 /// core cancels it.
-final class LimiterCore<Machine: LimiterStateMachine>: @unchecked Sendable
+final class LimiterCore<Machine: LimiterStateMachine>: Sendable
 where Machine.Action == Work {
-  // Safe: every stored property is a `let`; the machine sits behind `state`'s lock.
-
   private let launcher: any PeriodicTaskLauncher
   private let state = Protected(Machine())
 

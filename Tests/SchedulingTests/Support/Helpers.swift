@@ -118,6 +118,7 @@ final class StressProbe: @unchecked Sendable {
         onFiringThread += 1
       }
     }
+    sched_yield()  // leaves the action "running" long enough for an overlap to be seen
     lock.withLock { running -= 1 }
   }
 
@@ -139,14 +140,18 @@ struct StressResult {
   var maxActionsPerTick = 0
 }
 
+/// The number of executing threads in a stress run.
+let stressThreads = 4
+/// The number of `execute` calls each thread of a stress run makes.
+let stressExecutesPerThread = 10_000
+
 /// The stress test shared by the limiter and the debouncer: on a new thread that plays the
-/// timer, starts `threads` threads that each call `execute` `executesPerThread` times (action
-/// `index` of thread `thread` records itself in `probe`), and fires `launcher` until they are
-/// done; then fires it until it stops, so whatever was kept has run. Each thread waits after its
-/// first execute until a fire has run the task, so ticks and executes surely overlap.
+/// timer, starts `stressThreads` threads that each call `execute` `stressExecutesPerThread`
+/// times (action `index` of thread `thread` records itself in `probe`), and fires `launcher`
+/// until they are done; then fires it until it stops, so whatever was kept has run. Each thread
+/// waits after its first execute until a fire has run the task, so ticks and executes surely
+/// overlap.
 func stress(
-  threads: Int = 4,
-  executesPerThread: Int = 10_000,
   probe: StressProbe,
   launcher: FakePeriodicTaskLauncher,
   execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -156,10 +161,10 @@ func stress(
       probe.markFiringThread()
       let done = DispatchGroup()
       let ticked = DispatchSemaphore(value: 0)
-      for thread in 0..<threads {
+      for thread in 0..<stressThreads {
         done.enter()
         Thread {
-          for index in 0..<executesPerThread {
+          for index in 0..<stressExecutesPerThread {
             execute { probe.ran(thread: thread, index: index) }
             if index == 0 {
               ticked.wait()
@@ -193,7 +198,6 @@ func stress(
 /// is kept, never an older one), and the last action to run was some thread's last.
 func expectStressInvariants(
   _ result: StressResult, probe: StressProbe, launcher: FakePeriodicTaskLauncher,
-  threads: Int = 4, executesPerThread: Int = 10_000,
   sourceLocation: SourceLocation = #_sourceLocation
 ) {
   #expect(result.ticks > 0, sourceLocation: sourceLocation)
@@ -201,10 +205,10 @@ func expectStressInvariants(
   #expect(probe.maxConcurrentRuns == 1, sourceLocation: sourceLocation)
   #expect(!launcher.isActive, sourceLocation: sourceLocation)
   let runs = probe.runs
-  for thread in 0..<threads {
+  for thread in 0..<stressThreads {
     let indices = runs.filter { $0.thread == thread }.map(\.index)
     #expect(indices == indices.sorted(), sourceLocation: sourceLocation)
     #expect(Set(indices).count == indices.count, sourceLocation: sourceLocation)
   }
-  #expect(runs.last?.index == executesPerThread - 1, sourceLocation: sourceLocation)
+  #expect(runs.last?.index == stressExecutesPerThread - 1, sourceLocation: sourceLocation)
 }
