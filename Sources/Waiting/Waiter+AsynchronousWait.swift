@@ -6,9 +6,10 @@ extension Waiter {
   /// main-actor code (the main actor stays free for the work being awaited). It returns `true`
   /// as soon as the waiter finishes (at once, without suspending, when it already has), and
   /// `false` at the timeout. As with the synchronous wait, the result says whether the last
-  /// `finish()` came before the deadline, however late the timeout task gets to run. When the task is cancelled while the waiter is unfinished, it
-  /// returns `false` promptly; a task already cancelled on entry gets ``isFinished`` at once. A
-  /// `timeout` of zero or less does not wait: it returns `isFinished`.
+  /// `finish()` came before the deadline, however late the timeout task gets to run. When the
+  /// task is cancelled while the waiter is unfinished, it returns `false` promptly; a task
+  /// already cancelled on entry gets ``isFinished`` at once. A `timeout` of zero or less does
+  /// not wait: it returns `isFinished`.
   ///
   /// ```swift
   /// @Test func downloadCompletes() async {

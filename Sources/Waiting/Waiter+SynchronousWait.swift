@@ -61,19 +61,20 @@ extension Waiter {
     // posts could not end a slice early. No queue-specific key can tell (libdispatch makes the
     // main queue current on the main thread from the start), so a probe block tells: once it
     // has run, the main queue drains during this wait; until then, slices stay short.
-    let mainQueueDrains = Promise<Void>()
-    if spinsMainRunLoop { DispatchQueue.main.async { mainQueueDrains.fulfill() } }
     let semaphore = DispatchSemaphore(value: 0)
     guard
       let id = withState({ $0.block(on: semaphore, spinsMainRunLoop: spinsMainRunLoop) })
     else { return true }
     defer { withState { $0.unblock(id) } }
+    let mainQueueDrains = Promise<Void>()
+    if spinsMainRunLoop { DispatchQueue.main.async { mainQueueDrains.fulfill() } }
 
     var nextQuantum = start + quantum
     while true {
-      if let finishedAt { return finishedAt <= deadline }
+      // The clock first: a finish that lands after this reading is still seen just below.
       let now = clock.now
-      if now >= deadline { return finishedAt.map { $0 <= deadline } ?? false }
+      if let finishedAt { return finishedAt <= deadline }
+      if now >= deadline { return false }
       if now >= nextQuantum {
         eachQuantum()
         let elapsedQuanta = ((now - start) / quantum).rounded(.down)

@@ -68,7 +68,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     // A slice of the main run loop lasts up to a quantum; only the posted main-queue block
     // ends it early. Without that block this wait would take the whole 5 s quantum.
     let waiter = Waiter(quantum: .seconds(5))
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { waiter.finish() }
+    finishOnNewThread(after: 0.05) { waiter.finish() }
     let started = ContinuousClock.now
     XCTAssertTrue(waiter.wait(timeout: .seconds(20)))
     XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
@@ -129,7 +129,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
       results.append("wait for a timer: \(timed.wait(timeout: .seconds(10)))")
 
       let background = Waiter(quantum: .seconds(5))
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { background.finish() }
+      finishOnNewThread(after: 0.01) { background.finish() }
       let started = ContinuousClock.now
       let finished = background.wait(timeout: .seconds(10))
       results.append(
@@ -180,7 +180,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 
   @Test func theLastFinishWakesTheWaitWithoutWaitingForTheQuantum() async {
     let waiter = Waiter(count: 2, quantum: .seconds(5))
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+    finishOnNewThread(after: 0.05) {
       waiter.finish()
       waiter.finish()
     }
@@ -229,7 +229,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
       }
       return await group.reduce(into: []) { $0.append($1) }
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { waiter.finish() }
+    finishOnNewThread(after: 0.05) { waiter.finish() }
     #expect(await results == Array(repeating: true, count: 8))
   }
 }

@@ -12,6 +12,12 @@ struct PromiseState<Callback> {
     case pending
     case fulfilled
     case rejected(any Error)
+
+    /// Whether this is `.pending`.
+    var isPending: Bool {
+      if case .pending = self { return true }
+      return false
+    }
   }
 
   /// Where the promise stands.
@@ -27,10 +33,7 @@ struct PromiseState<Callback> {
   }
 
   /// Whether the state is fulfilled or rejected.
-  var isResolved: Bool {
-    if case .pending = phase { return false }
-    return true
-  }
+  var isResolved: Bool { !phase.isPending }
 
   /// The number of callbacks waiting for the resolution.
   var waitingCount: Int { waiting.count }
@@ -41,7 +44,7 @@ struct PromiseState<Callback> {
   /// - Returns: The callbacks to run, oldest first, or `nil` when the state was already
   ///   resolved (the first resolution wins, and this one changes nothing).
   mutating func resolve(_ resolution: Phase) -> [Callback]? {
-    guard !isResolved, !Self.isPending(resolution) else { return nil }
+    guard !isResolved, !resolution.isPending else { return nil }
     phase = resolution
     defer { waiting = [] }
     return waiting.map(\.callback)
@@ -74,10 +77,5 @@ struct PromiseState<Callback> {
   mutating func unregister(_ id: UInt64) -> Callback? {
     guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
     return waiting.remove(at: index).callback
-  }
-
-  private static func isPending(_ phase: Phase) -> Bool {
-    if case .pending = phase { return true }
-    return false
   }
 }

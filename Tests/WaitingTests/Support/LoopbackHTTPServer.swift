@@ -22,10 +22,10 @@ final class LoopbackHTTPServer: @unchecked Sendable {  // safe: mutable state on
   /// The request lines, written by the serving thread.
   private let requests = Recorder<String>()
 
-  /// Starts a server that answers every request with `body`.
+  /// Starts a server that answers every request with `body`, as JSON.
   ///
   /// - Throws: `POSIXError` when the socket cannot be opened, bound or listened on.
-  init(body: Data, contentType: String = "application/json") throws {
+  init(body: Data) throws {
     let listener = socket(AF_INET, streamSocket, 0)
     guard listener >= 0 else { throw POSIXError.current }
     var address = sockaddr_in()
@@ -55,7 +55,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {  // safe: mutable state on
     port = UInt16(bigEndian: address.sin_port)
     let response =
       Data(
-        ("HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
+        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
           + "Connection: close\r\n\r\n").utf8) + body
     // The thread holds the socket and the log, not the server, so releasing the server stops it.
     let requests = requests
