@@ -24,7 +24,7 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// The table's size that triggers the next sweep.
     var sweepAt = 16
 
-    mutating func live(for key: Key) -> Atom<Value>? {
+    func live(for key: Key) -> Atom<Value>? {
       entries[key]?.atom
     }
 

@@ -19,7 +19,8 @@
 /// - A change caused by a failed optimistic commit of a source carries that error.
 /// - The derived atom holds its sources; they hold it only weakly, so releasing it stops it.
 /// - `compute` runs on the thread that delivers the source's change, under a lock of the
-///   derived atom (not of the source). It must not touch the derived atom, and should be cheap.
+///   derived atom (not of the source). It may read the derived atom's value; it must not
+///   update its sources, and should be cheap.
 public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   private let derivation: Derivation<Value>
 
@@ -83,11 +84,6 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     includingInitial: Bool, _ handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void
   ) -> WatchToken {
     derivation.storage.watchOnMain(includingInitial: includingInitial, handler)
-  }
-
-  /// The number of watches running on the derived value, for tests.
-  var watcherCount: Int {
-    derivation.storage.watcherCount
   }
 }
 

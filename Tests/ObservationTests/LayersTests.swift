@@ -26,8 +26,8 @@ import Testing
 
   @Test func eachCommitSendsItsOwnLayerOverTheConfirmedValue() {
     var layers = layers("a", "b")
-    #expect(layers.valueToCommit(id: 0).value == ["a"])  // not "b"
     let sent = layers.valueToCommit(id: 0)
+    #expect(sent.value == ["a"])  // not "b"
     #expect(layers.park(id: 1, 11) == false)  // b waits for its turn
     #expect(layers.confirm(id: 0, sent: sent.value, version: sent.version) == 11)
     #expect(layers.confirmed == ["a"])

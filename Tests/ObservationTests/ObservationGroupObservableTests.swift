@@ -75,19 +75,15 @@ struct Profile {
 
   @Test func nothingIsDeliveredAfterEndEvenWhenTheHopWasQueued() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let session = Session()
-    let group = ObservationGroup()
-    var count = 0
-    group.observe(session, \.status) { _ in count += 1 }
-    group.begin()
+    let (session, group, changes) = observingStatus()
     session.status = "queued"  // the hop is on its way…
     group.end()  // …and finds the group ended
     await mainQueueTurn()
     session.status = "after end"
     await mainQueueTurn()
-    #expect(count == 1)  // the initial value only
+    #expect(changes.count == 1)  // the initial value only
     group.begin()  // a new run: the current value, tracked afresh
-    #expect(count == 2)
+    #expect(changes.count == 2)
     group.end()
   }
 

@@ -52,7 +52,11 @@ import Testing
     let keeper = TokenKeeper()
     let cancelled = Recorder<Bool>()
     keeper.cancel()
-    keeper.keep(WatchToken { cancelled.record(true) })
-    #expect(cancelled.all == [true])
+    // The test holds the token, so only the keeper can have cancelled it.
+    let token = WatchToken { cancelled.record(true) }
+    keeper.keep(token)
+    withExtendedLifetime(token) {
+      #expect(cancelled.all == [true])
+    }
   }
 }

@@ -121,7 +121,7 @@
     preconditionFailure(
       "TinyObservation: an atom was used from inside a closure that runs under its lock — "
         + "the body of Atom.update(_:), the local change of Atom.update(optimistically:commit:), "
-        + "or a DerivedAtom's computation read, changed or watched that same atom")
+        + "or a DerivedAtom's computation updated one of its sources")
   }
 
   /// A byte of memory whose address stands for one lock in the thread sanitizer's bookkeeping.
