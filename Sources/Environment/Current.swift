@@ -37,7 +37,7 @@
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
 /// - Complexity: O(1). Reading it takes one uncontended lock when no scope exists anywhere in
-///   the process, plus a task-local lookup when one does.
+///   the process, plus a task-local lookup and one more lock when one does.
 public var Current: World {
   get { Scopes.shared.current }
   set { Scopes.shared.current = newValue }

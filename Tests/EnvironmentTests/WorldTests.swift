@@ -87,10 +87,12 @@ import TinyEnvironment
   }
 
   @Test func fieldsAreSafeToReadAndWriteFromManyThreads() {
+    // Every thread starts from the same world, so they share its fields and its store.
     let store = KeyValueStore.inMemory()
-    DispatchQueue.concurrentPerform(iterations: 8) { thread in
-      var world = World.mock
-      world.storage = store
+    var shared = World.mock
+    shared.storage = store
+    DispatchQueue.concurrentPerform(iterations: 8) { [shared] thread in
+      var world = shared
       for round in 0..<500 {
         world.preferredLanguages = ["x-\(thread)-\(round)"]
         world.storage.set(round, forKey: "\(thread)-\(round)")

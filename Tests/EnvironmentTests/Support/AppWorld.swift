@@ -14,20 +14,15 @@ struct APIError: Error, Equatable {
 
 /// A stand-in for an app's API client.
 struct API: Sendable {
-  var setToken: @Sendable (String?) -> Void
   var fetchCurrentUser: @Sendable () async throws -> User
 }
 
-/// Counts calls to the live values, so tests can prove a mock world never makes one.
-let liveCalls = Counter()
-
 enum APIKey: WorldKey {
   static var liveValue: API {
-    liveCalls.increment()
-    return API(setToken: { _ in }, fetchCurrentUser: { throw APIError(code: 503) })
+    API(fetchCurrentUser: { throw APIError(code: 503) })
   }
   static var mockValue: API {
-    API(setToken: { _ in }, fetchCurrentUser: { User(name: "Mock") })
+    API(fetchCurrentUser: { User(name: "Mock") })
   }
 }
 
@@ -37,10 +32,7 @@ struct Event: Equatable, Sendable {
 }
 
 enum TrackKey: WorldKey {
-  static var liveValue: @Sendable (Event) -> Void {
-    liveCalls.increment()
-    return { _ in }
-  }
+  static var liveValue: @Sendable (Event) -> Void { { _ in } }
   static var mockValue: @Sendable (Event) -> Void { { _ in } }
 }
 
