@@ -105,7 +105,14 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
       weak.watch(button)
       alert.contextInfo[buttonKey] = button
     }
-    #expect(weak.aliveCount <= 1)  // the alert is gone at once
+    #if !canImport(ObjectiveC)
+      // Another test's sweep of the shared table may be holding the alert for the moment it
+      // takes to see whether it is alive (it releases it after unlocking): wait that out, for
+      // at most 10 s. Seen once in 20 whole-suite runs.
+      let deadline = ContinuousClock.now + .seconds(10)
+      while weak.aliveCount > 1, ContinuousClock.now < deadline { sched_yield() }
+    #endif
+    #expect(weak.aliveCount <= 1)  // the alert is gone: the table never keeps it
     #if canImport(ObjectiveC)
       #expect(weak.aliveCount == 0)  // associated objects: released with the alert
     #else
