@@ -26,7 +26,8 @@ let package = Package(
       .target(name: module, path: "Sources/\(block.folder)"),
       .testTarget(
         name: "\(module)Tests",
-        dependencies: [.target(name: module)] + block.testsAlsoUse.map { .target(name: "Tiny\($0)") },
+        dependencies: [.target(name: module), "TinyTestSupport"]
+          + block.testsAlsoUse.map { .target(name: "Tiny\($0)") },
         path: "Tests/\(block.folder)Tests"
       ),
     ]
@@ -37,10 +38,12 @@ let package = Package(
       dependencies: modules.map { .target(name: $0) },
       path: "Sources/Tour"
     ),
+    // Helpers every test target shares (recorders, gates, threads); not a product.
+    .target(name: "TinyTestSupport", path: "Tests/Support"),
     // Cross-block checks, such as importing every block next to the toolchain's modules.
     .testTarget(
       name: "TinyBlocksTests",
-      dependencies: modules.map { .target(name: $0) },
+      dependencies: modules.map { .target(name: $0) } + ["TinyTestSupport"],
       path: "Tests/TinyBlocksTests"
     ),
   ],

@@ -33,7 +33,7 @@ import Foundation
 /// side allocation for its reference counts from then on.
 ///
 /// The table is thread-safe; its lock is never held while values are released.
-public final class ContextTable: @unchecked Sendable {  // safe: `table` is only used under `lock`
+public final class ContextTable: Sendable {
   /// The table behind the default ``ContextCarrying/contextInfo`` on platforms without the
   /// Objective-C runtime (Linux).
   ///
@@ -47,8 +47,7 @@ public final class ContextTable: @unchecked Sendable {  // safe: `table` is only
   /// ```
   public static let shared = ContextTable()
 
-  private let lock = NSLock()
-  private var table = SideTable()
+  private let table = Locked(SideTable())
 
   /// Creates an empty table.
   ///
@@ -109,7 +108,7 @@ public final class ContextTable: @unchecked Sendable {  // safe: `table` is only
   /// ContextTable().count   // 0
   /// ```
   public var count: Int {
-    lock.holding { table.count }
+    table.withLock { $0.count }
   }
 
   /// The number of entries the table has room for before its storage grows; it shrinks again
@@ -119,14 +118,14 @@ public final class ContextTable: @unchecked Sendable {  // safe: `table` is only
   /// ContextTable().capacity   // 0
   /// ```
   public var capacity: Int {
-    lock.holding { table.capacity }
+    table.withLock { $0.capacity }
   }
 
   /// Finds `owner`'s context, or with `creating`, creates it when there is none.
   func storage(for owner: AnyObject, creating: Bool) -> ContextStorage? {
     var leftovers = SideTable.Leftovers()
-    let storage = lock.holding {
-      table.storage(for: owner, creating: creating, leftovers: &leftovers)
+    let storage = table.withLock {
+      $0.storage(for: owner, creating: creating, leftovers: &leftovers)
     }
     withExtendedLifetime(leftovers) {}  // released here, after the lock
     return storage

@@ -32,14 +32,20 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
     var task: Work?
     var isActive = false
     /// The timer of the current active period, or `nil`; always resumed exactly once.
-    var timer: DispatchSourceTimer?
+    var timer: Timer?
     /// Counts timers, so that a tick of a replaced timer that was already on its way is dropped.
     var generation: UInt64 = 0
   }
 
+  /// A timer source, to keep in the locked state.
+  private struct Timer: @unchecked Sendable {
+    // @unchecked: Dispatch sources may be used from any thread; this one is only cancelled.
+    let source: DispatchSourceTimer
+  }
+
   /// The queue the task runs on.
   private let queue: DispatchQueue
-  private let state = Protected(State())
+  private let state = Locked(State())
 
   /// Creates an inactive launcher whose task runs on `queue`, or on a private serial queue.
   ///
@@ -57,7 +63,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
 
   deinit {
     // The timer is active (never suspended), so cancelling and releasing it is safe.
-    state.withLock { $0.timer?.cancel() }
+    state.withLock { $0.timer?.source.cancel() }
   }
 
   /// Sets the interval and replaces the task; while active, a new interval restarts the grid
@@ -127,7 +133,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
     state.withLock { state in
       guard state.isActive else { return }
       state.isActive = false
-      state.timer?.cancel()
+      state.timer?.source.cancel()
       state.timer = nil
     }
   }
@@ -139,7 +145,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// misuses that make Dispatch trap.
   private func startTimer(_ state: inout State) {
     guard let interval = state.interval else { return }
-    state.timer?.cancel()
+    state.timer?.source.cancel()
     state.generation &+= 1
     let generation = state.generation
     let nanoseconds = interval.positiveNanoseconds
@@ -149,7 +155,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
       deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
       leeway: .nanoseconds(0))
     timer.resume()
-    state.timer = timer
+    state.timer = Timer(source: timer)
   }
 
   /// Runs the task, unless the launcher stopped or replaced the timer since this tick was due.

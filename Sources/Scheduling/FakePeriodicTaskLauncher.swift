@@ -30,7 +30,7 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
     var stopCount = 0
   }
 
-  private let state = Protected(State())
+  private let state = Locked(State())
 
   /// Creates an inactive launcher with no interval and no task.
   ///

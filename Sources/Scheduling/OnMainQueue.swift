@@ -1,13 +1,5 @@
 import Dispatch
 
-/// The key that marks the main queue, set once, the first time it is needed (a global's lazy
-/// initialization is thread-safe).
-private let mainQueueKey: DispatchSpecificKey<Bool> = {
-  let key = DispatchSpecificKey<Bool>()
-  DispatchQueue.main.setSpecific(key: key, value: true)
-  return key
-}()
-
 /// Runs `work` on the main queue: at once if the caller is already on it, otherwise
 /// asynchronously, after the work queued there before it.
 ///
@@ -25,7 +17,7 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
 ///
 /// - Parameter work: The main-actor work to run.
 public func onMainQueue(_ work: @escaping @MainActor @Sendable () -> Void) {
-  if DispatchQueue.getSpecific(key: mainQueueKey) == true {
+  if MainQueue.isCurrent {
     MainActor.assumeIsolated(work)
   } else {
     DispatchQueue.main.async(execute: work)

@@ -30,21 +30,18 @@ extension Promise {
     _ transform: @escaping @Sendable (Value) throws -> NewValue
   ) -> Promise<NewValue> {
     // Already resolved: no callback, no metadata for a `Result` (this is the hot path).
-    storage.lock()
-    switch storage.state.pointee.phase {
+    switch storage.withLock({ $0.phase }) {
     case .fulfilled:
-      let value = storage.slot.pointee
-      storage.unlock()
+      let value = storage.slot.pointee  // set for good once fulfilled
       do {
         return Promise<NewValue>(value: try transform(value))
       } catch {
         return Promise<NewValue>(error: error)
       }
     case .rejected(let error):
-      storage.unlock()
       return Promise<NewValue>(error: error)
     case .pending:
-      storage.unlock()
+      break
     }
     let mapped = Promise<NewValue>()
     whenResolved { result in
@@ -104,21 +101,17 @@ extension Promise {
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
-    storage.lock()
-    switch storage.state.pointee.phase {
+    switch storage.withLock({ $0.phase }) {
     case .fulfilled:
-      let value = storage.slot.pointee
-      storage.unlock()
-      return Promise(value: value)
+      return Promise(value: storage.slot.pointee)  // set for good once fulfilled
     case .rejected(let error):
-      storage.unlock()
       do {
         return Promise(value: try recovery(error))
       } catch {
         return Promise(error: error)
       }
     case .pending:
-      storage.unlock()
+      break
     }
     let recovered = Promise<Value>()
     whenResolved { result in

@@ -61,25 +61,22 @@ extension Promise {
 }
 
 /// The values ``Promise/all(_:)`` has received so far, in input order.
-private final class Collector<Value: Sendable>: @unchecked Sendable {
-  // Safe: `values` and `missing` are only read or written with `lock` held.
-  private let lock = Lock()
-  private var values: [Value?]
-  private var missing: Int
+private final class Collector<Value: Sendable>: Sendable {
+  /// The values so far, in input order, and how many are still missing.
+  private let state: Locked<(values: [Value?], missing: Int)>
 
   init(count: Int) {
-    values = Array(repeating: nil, count: count)
-    missing = count
+    state = Locked((Array(repeating: nil, count: count), count))
   }
 
   /// Stores the value of the input at `index`.
   ///
   /// - Returns: Every value, in input order, when this was the last one missing; else `nil`.
   func store(_ value: Value, at index: Int) -> [Value]? {
-    lock.withLock {
-      values[index] = value
-      missing -= 1
-      return missing == 0 ? values.map { $0! } : nil
+    state.withLock { state in
+      state.values[index] = value
+      state.missing -= 1
+      return state.missing == 0 ? state.values.map { $0! } : nil
     }
   }
 }

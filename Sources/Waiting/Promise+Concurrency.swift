@@ -77,9 +77,7 @@ extension Promise {
   /// (48 ns against 44 ns, measured here).
   @inline(__always)
   private func isFulfilled() throws -> Bool {
-    storage.lock()
-    defer { storage.unlock() }
-    switch storage.state.pointee.phase {
+    switch storage.withLock({ $0.phase }) {
     case .fulfilled: return true
     case .rejected(let error): throw error
     case .pending: return false
@@ -90,17 +88,15 @@ extension Promise {
   private func suspendUntilResolved() async throws -> Value {
     // The identifier is known before the callback is registered, so a cancellation that
     // arrives at any moment can take the callback back; whoever takes it resumes.
-    let id = storage.withLock { storage.updateState { $0.makeID() } }
+    let id = storage.withLock { $0.makeID() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let resume = Self.callback { continuation.resume(with: $0) }
-        storage.lock()
-        guard storage.updateState({ $0.register(resume, id: id) }) else {
-          let result = lockedResult
-          storage.unlock()
-          return continuation.resume(with: result!)
+        let result = storage.withLock { state -> Result<Value, any Error>? in
+          if state.register(resume, id: id) { return nil }
+          return storage.result(in: state)
         }
-        storage.unlock()
+        if let result { return continuation.resume(with: result) }
         // Cancelled before registering: the cancellation handler found nothing to take.
         if Task.isCancelled { cancelWaiting(id) }
       }
@@ -112,7 +108,7 @@ extension Promise {
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
   private func cancelWaiting(_ id: UInt64) {
-    guard let resume = storage.withLock({ storage.updateState { $0.unregister(id) } }) else {
+    guard let resume = storage.withLock({ $0.unregister(id) }) else {
       return
     }
     withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }

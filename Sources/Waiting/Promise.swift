@@ -22,7 +22,8 @@ import Dispatch
 /// drops them when it resolves, so a callback that captures the promise makes no lasting
 /// retain cycle.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
-  // Safe: the state and the value in `storage` are only read or written with its lock held.
+  // Safe: the state is only reached with its lock held, and the value slot is written once,
+  // with the lock held, before the state says fulfilled (see `PromiseStorage`).
 
   /// A registered callback (see `PromiseStorage`).
   typealias Callback = PromiseCallback
@@ -116,16 +117,16 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   resolved.
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
-    storage.lock()
-    let callbacks: [Callback]?
-    switch result {
-    case .success(let value):
-      callbacks = storage.updateState { $0.resolve(.fulfilled) }
-      if callbacks != nil { storage.slot.initialize(to: value) }
-    case .failure(let error):
-      callbacks = storage.updateState { $0.resolve(.rejected(error)) }
+    let callbacks = storage.withLock { state -> [Callback]? in
+      switch result {
+      case .success(let value):
+        let callbacks = state.resolve(.fulfilled)
+        if callbacks != nil { storage.slot.initialize(to: value) }
+        return callbacks
+      case .failure(let error):
+        return state.resolve(.rejected(error))
+      }
     }
-    storage.unlock()
     guard let callbacks else { return false }
     if !callbacks.isEmpty {
       withUnsafePointer(to: result) { result in
@@ -146,16 +147,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.result                      // success(7)
   /// ```
   public var result: Result<Value, any Error>? {
-    storage.withLock { lockedResult }
-  }
-
-  /// The resolution, read by a caller that holds the lock.
-  var lockedResult: Result<Value, any Error>? {
-    switch storage.state.pointee.phase {
-    case .pending: nil
-    case .fulfilled: .success(storage.slot.pointee)
-    case .rejected(let error): .failure(error)
-    }
+    storage.withLock { storage.result(in: $0) }
   }
 
   /// Whether the promise is fulfilled or rejected.
@@ -165,7 +157,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Promise(value: 1).isResolved        // true
   /// ```
   public var isResolved: Bool {
-    storage.withLock { storage.state.pointee.isResolved }
+    storage.withLock { $0.isResolved }
   }
 
   /// Runs `callback` once with the resolution: when the promise resolves, or at once when it is
@@ -186,13 +178,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///
   /// - Parameter callback: The function to call with the value or the error.
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    storage.lock()
-    guard let result = lockedResult else {
-      _ = storage.updateState { $0.register(Self.callback(callback)) }
-      return storage.unlock()
+    let stored = Self.callback(callback)
+    let result = storage.withLock { state -> Result<Value, any Error>? in
+      if state.register(stored) { return nil }
+      return storage.result(in: state)
     }
-    storage.unlock()
-    callback(result)
+    if let result { callback(result) }
   }
 
   /// Wraps `body` as a stored callback.

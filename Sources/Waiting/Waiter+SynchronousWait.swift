@@ -109,10 +109,3 @@ extension DispatchTime {
     self = .now() + .nanoseconds(Int(duration.seconds * 1e9))
   }
 }
-
-extension Duration {
-  /// The duration in seconds.
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) * 1e-18
-  }
-}

@@ -26,8 +26,7 @@ import Dispatch
 ///
 /// A waiter is safe to use from any thread, and any number of waits, synchronous or
 /// asynchronous, may wait on one waiter at once.
-public final class Waiter: @unchecked Sendable {
-  // Safe: `state` is only read or written with `lock` held (`withState`).
+public final class Waiter: Sendable {
 
   /// The number of ``finish()`` calls that finish the waiter.
   ///
@@ -43,10 +42,8 @@ public final class Waiter: @unchecked Sendable {
   /// ```
   public let quantum: Duration
 
-  /// Guards `state`.
-  private let lock = Lock()
-  /// The count, the waits and the finishing instant.
-  private var state: WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>
+  /// The count, the waits and the finishing instant, behind the waiter's lock.
+  private let state: Locked<WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>>
 
   /// The clock that timestamps the finishing call and measures timeouts.
   let clock = ContinuousClock()
@@ -77,7 +74,7 @@ public final class Waiter: @unchecked Sendable {
     }
     expectedCount = count
     self.quantum = quantum
-    state = WaiterState(expectedCount: count)
+    state = Locked(WaiterState(expectedCount: count))
   }
 
   /// Records that one piece of the awaited work has finished; the call that completes the
@@ -135,7 +132,7 @@ public final class Waiter: @unchecked Sendable {
   func withState<Result>(
     _ body: (inout WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>) -> Result
   ) -> Result {
-    lock.withLock { body(&state) }
+    state.withLock(body)
   }
 
   /// When the waiter finished, or `nil` while it has not.

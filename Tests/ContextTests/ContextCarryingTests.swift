@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyContext
+import TinyTestSupport
 
 // The three classic uses of `contextInfo`.
 
@@ -150,7 +151,8 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
     // finds its connection's buffer, the first one creating it.
     let connections = (1...8).map { Connection(id: $0) }
     let chunksPerConnection = 50
-    onThreads(connections.count * chunksPerConnection) { delivery in
+    DispatchQueue.concurrentPerform(iterations: connections.count * chunksPerConnection) {
+      delivery in
       let connection = connections[delivery % connections.count]
       let chunk = Data(repeating: connection.id, count: 3)
       connection.contextInfo.value(for: responseKey, orInsert: ResponseBuffer()).append(chunk)
@@ -165,7 +167,7 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
     // Callbacks of one connection arrive in order on its own queue (as URLSession delegates
     // do); connections run at once. A read-modify-write through the subscript is then safe.
     let connections = (1...8).map { Connection(id: $0) }
-    onThreads(connections.count) { index in
+    onThreadsBlocking(connections.count) { index in
       let connection = connections[index]
       for chunk in 0..<50 {
         let bytes = Data([connection.id, UInt8(chunk)])

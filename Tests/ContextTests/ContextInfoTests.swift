@@ -1,5 +1,6 @@
 import Testing
 import TinyContext
+import TinyTestSupport
 
 /// A value too large for an existential's inline buffer.
 struct Big: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Testing
 import TinyContext
+import TinyTestSupport
 
 @Suite struct ContextKeyTests {
   @Test func keysWithTheSameNameNeverCollide() {

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import TinyContext
+import TinyTestSupport
 
 /// Many threads at once, exact counts; run under `--sanitize=thread` by CI.
 @Suite struct ContextStressTests {
   static let threads = 8
   /// Fewer under the thread sanitizer: it reports races from the order of accesses, not from
   /// their number, and makes each access several times slower.
-  static let iterations = isUnderThreadSanitizer ? 500 : 2_000
+  static let iterations = isThreadSanitized ? 500 : 2_000
 
   @Test(arguments: ContextKind.allCases)
   func racingGetOrInsertCallersAllGetTheOneStoredValue(kind: ContextKind) {
@@ -19,12 +20,12 @@ import TinyContext
       // theirs, so they all race to store.
       let allMade = Barrier(parties: Self.threads)
       let made = Counter()
-      onDedicatedThreads(Self.threads) { _ in
+      onThreadsBlocking(Self.threads) { _ in
         let counter = info.value(
           for: key,
           orInsert: {
             made.increment()
-            if !allMade.arriveAndWait() { Issue.record("the callers never all arrived") }
+            allMade.arriveAndWait()
             return Counter()
           }())
         counter.increment()
@@ -41,7 +42,7 @@ import TinyContext
   func concurrentWritersOfDifferentKeysNeverLoseAWrite(kind: ContextKind) {
     let (info, keepAlive) = kind.make()
     let keys = (0..<Self.threads).map { ContextKey<Int>("thread \($0)") }
-    onThreads(Self.threads) { thread in
+    onThreadsBlocking(Self.threads) { thread in
       for iteration in 1...Self.iterations {
         info[keys[thread]] = iteration
         info["thread \(thread)"] = iteration
@@ -64,7 +65,7 @@ import TinyContext
     let key = ContextKey<Counter>("counter")
     let live = (0..<16).map { _ in Model() }
     let expected = Self.threads * Self.iterations / live.count
-    onThreads(Self.threads) { thread in
+    onThreadsBlocking(Self.threads) { thread in
       for iteration in 0..<Self.iterations {
         // A short-lived owner: inserted, then dead; the sweep reclaims it meanwhile.
         let passing = Model()
@@ -93,7 +94,7 @@ import TinyContext
       let owner = Model()
       let pending = table.contextInfo(for: owner)  // no context yet
       let views = (0..<Self.threads).map { _ in table.contextInfo(for: owner) }
-      onThreads(Self.threads) { thread in
+      onThreadsBlocking(Self.threads) { thread in
         let info = thread.isMultiple(of: 2) ? pending : views[thread]
         info["thread \(thread)"] = thread
       }
@@ -107,7 +108,7 @@ import TinyContext
   @Test func theDefaultContextOfManyObjectsFromManyThreads() {
     let owners = (0..<32).map { _ in Model() }
     let key = ContextKey<Counter>("counter")
-    onThreads(Self.threads) { thread in
+    onThreadsBlocking(Self.threads) { thread in
       for iteration in 0..<Self.iterations {
         let owner = owners[(thread + iteration) % owners.count]
         owner.contextInfo.value(for: key, orInsert: Counter()).increment()

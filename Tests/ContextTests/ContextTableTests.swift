@@ -1,5 +1,6 @@
 import Testing
 import TinyContext
+import TinyTestSupport
 
 @Suite struct ContextTableTests {
   let key = ContextKey<Int>("value")
@@ -40,7 +41,7 @@ import TinyContext
   }
 
   @Test func aNewObjectAtADeadOwnersAddressNeverSeesItsContext() {
-    let trials = isUnderThreadSanitizer ? 1_000 : 10_000
+    let trials = isThreadSanitized ? 1_000 : 10_000
     // Control: without a table, the allocator hands a dead object's address to the next
     // object of the same size, even when a weak reference to the dead one is still held.
     var controlReuses = 0
@@ -132,7 +133,7 @@ import TinyContext
   }
 
   @Test func oneHundredThousandDeadOwnersDoNotKeepTheTableLarge() {
-    let size = isUnderThreadSanitizer ? 10_000 : 100_000
+    let size = isThreadSanitized ? 10_000 : 100_000
     let table = ContextTable()
     do {
       let owners = (0..<size).map { _ in Model() }

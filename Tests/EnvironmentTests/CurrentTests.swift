@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 /// Tests that change the global world. They restore it before they end, and other tests never
 /// depend on what the global world is (they tell worlds apart by unique markers).
@@ -12,9 +13,9 @@ import TinyEnvironment
     Current = world
     #expect(currentMarker == marker)
     #expect(await Task.detached { currentMarker }.value == marker)
-    #expect(onNewThread { currentMarker } == marker)
+    #expect(onNewThreadBlocking { currentMarker } == marker)
     Current.date = { .distantPast }
-    #expect(onNewThread { Current.date() } == .distantPast)
+    #expect(onNewThreadBlocking { Current.date() } == .distantPast)
     withWorld(.mock) { #expect(currentMarker == nil) }
     #expect(currentMarker == marker)
   }
@@ -25,17 +26,17 @@ import TinyEnvironment
       Current = world
       #expect(currentMarker == marker)
     }
-    #expect(onNewThread { currentMarker } != marker)
+    #expect(onNewThreadBlocking { currentMarker } != marker)
     #expect(currentMarker != marker)
   }
 
   @Test func theGlobalWorldStartsLive() throws {
     // Every test restores the global world, which the process starts with as World.live.
     let before = Date()
-    let now = onNewThread { Current.date() }
+    let now = onNewThreadBlocking { Current.date() }
     let after = Date()
     #expect(now >= before && now <= after)
-    #expect(onNewThread { Current.uuid() } != onNewThread { Current.uuid() })
+    #expect(onNewThreadBlocking { Current.uuid() } != onNewThreadBlocking { Current.uuid() })
   }
 
   @Test func readsAndWritesOfTheGlobalWorldFromManyThreadsAreSafe() {

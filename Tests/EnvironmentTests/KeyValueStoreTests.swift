@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 /// Both stores, made fresh for each test: the in-memory one, and user defaults in a suite
 /// of their own that the test removes when it ends.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TinyTestSupport
 
 /// Runs `.ci/check-current-assignments`, the mutation policy's check, on sample app code.
 @Suite struct MutationPolicyTests {

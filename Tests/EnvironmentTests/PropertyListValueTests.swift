@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 /// A type that conforms although it is not a property-list value, which the guide says not to
 /// do: stores must stop with a message rather than write something unreadable.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 @Suite struct WithWorldTests {
   @Test func aScopeReplacesTheWorldAndRestoresItOnExit() {
@@ -167,7 +168,7 @@ import TinyEnvironment
     let gate = Gate()
     let task = withWorld(world) {
       Task { () async -> [String?] in
-        await gate.wait()
+        await gate.opened()
         let first = currentMarker
         Current.date = { .distantFuture }  // still the scope's world, not the global one
         return [first, currentMarker, Current.date() == .distantFuture ? "changed" : nil]
@@ -192,7 +193,7 @@ import TinyEnvironment
         DispatchQueue.global().async { continuation.resume(returning: currentMarker) }
       }
       #expect(fromQueue != marker)
-      #expect(onNewThread { currentMarker } != marker)
+      #expect(onNewThreadBlocking { currentMarker } != marker)
     }
   }
 
@@ -208,7 +209,7 @@ import TinyEnvironment
       #expect(fromQueue == marker)
       let detached = await Task.detached { withWorld(carried) { currentMarker } }.value
       #expect(detached == marker)
-      #expect(onNewThread { withWorld(carried) { currentMarker } } == marker)
+      #expect(onNewThreadBlocking { withWorld(carried) { currentMarker } } == marker)
     }
   }
 
@@ -254,13 +255,13 @@ import TinyEnvironment
   }
 
   @Test func aScopeReleasesItsWorldWhenItEnds() async {
-    weak var weakSync: Tracked?
-    weak var weakAsync: Tracked?
+    weak var weakSync: Canary?
+    weak var weakAsync: Canary?
     // No expectation inside the scope: a passing `#expect` on `weakSync` could hand a strong
     // copy of it to the test framework.
     var aliveInScope = false
     do {
-      let tracked = Tracked()
+      let tracked = Canary()
       weakSync = tracked
       withWorld({
         $0.date = { [tracked] in
@@ -273,7 +274,7 @@ import TinyEnvironment
     #expect(aliveInScope)
     #expect(weakSync == nil)
     do {
-      let tracked = Tracked()
+      let tracked = Canary()
       weakAsync = tracked
       await withWorld({
         $0.uuid = { [tracked] in

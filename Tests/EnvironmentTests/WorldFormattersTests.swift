@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 /// 2018-09-13 17:00 in Honolulu (UTC−10): 2018-09-14 03:00 UTC.
 let septemberThirteenthAt5PMInHonolulu = Date(timeIntervalSince1970: 1_536_894_000)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 @Suite struct WorldIdentifiersTests {
   @Test(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 /// A key whose live value counts how often it is read. Only one test reads its live value, so
 /// the count is exact even with tests running in parallel.
@@ -63,8 +64,8 @@ private enum ProbeKey: WorldKey {
       DispatchQueue.concurrentPerform(iterations: 4) { _ in
         withWorld(world) { Current.track(Event(name: "tap")) }
       }
-      #expect(events.recorded.first == Event(name: "login"))
-      #expect(events.recorded.count == 5)
+      #expect(events.all.first == Event(name: "login"))
+      #expect(events.all.count == 5)
     }
   }
 

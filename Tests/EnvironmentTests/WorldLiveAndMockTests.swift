@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 @Suite struct WorldLiveAndMockTests {
   @Test func theMockWorldIsDeterministic() {
@@ -46,7 +47,7 @@ import TinyEnvironment
       for _ in 0..<1_000 { recorder.record(world.uuid()) }
     }
     let expected = Set((0..<8_000).map { String(format: "00000000-0000-0000-0000-%012X", $0) })
-    #expect(Set(recorder.recorded.map(\.uuidString)) == expected)
+    #expect(Set(recorder.all.map(\.uuidString)) == expected)
   }
 
   @Test func theLiveWorldReadsTheSystem() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 @Suite struct WorldLocalizationTests {
   /// English, Spanish and Brazilian Portuguese, with English as the development language; the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyTestSupport
 
 @Suite struct WorldTests {
   @Test func aWorldIsAValue() {
@@ -68,10 +69,10 @@ import TinyEnvironment
   }
 
   @Test func aWorldReleasesWhatItsClosuresCapture() {
-    weak var weakTracked: Tracked?
+    weak var weakTracked: Canary?
     var world = World.mock
     do {
-      let tracked = Tracked()
+      let tracked = Canary()
       weakTracked = tracked
       world.date = { [tracked] in
         _ = tracked; return .distantPast

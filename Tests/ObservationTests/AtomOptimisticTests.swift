@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 
 @testable import TinyObservation
 
@@ -54,19 +55,19 @@ import Testing
   func commitsAreSerialized(firstFails: Bool) async throws {
     let doc = Atom(Doc())
     let sent = Recorder<Int>()
-    let firstStarted = Signal()
-    let finishFirst = Signal()
-    let allShown = Signal()
-    let token = doc.watch { if $0.new.stars == 111 { allShown.fire() } }
+    let firstStarted = Gate()
+    let finishFirst = Gate()
+    let allShown = Gate()
+    let token = doc.watch { if $0.new.stars == 111 { allShown.open() } }
     let first = Task {
       try await doc.update(optimistically: { $0.stars += 1 }) { value in
         sent.record(value.stars)
-        firstStarted.fire()
-        await finishFirst.wait()
+        firstStarted.open()
+        await finishFirst.opened()
         if firstFails { throw Oops(code: 1) }
       }
     }
-    await firstStarted.wait()
+    await firstStarted.opened()
     let later = [10, 100].map { stars in
       Task {
         try await doc.update(optimistically: { $0.stars += stars }) { value in
@@ -74,10 +75,10 @@ import Testing
         }
       }
     }
-    await allShown.wait()
+    await allShown.opened()
     #expect(doc.value.stars == 111)  // every layer visible
     #expect(sent.all == [1])  // the later commits wait for the first to settle
-    finishFirst.fire()
+    finishFirst.open()
     let firstResult = await first.result
     for task in later { _ = try await task.value }
     #expect((try? firstResult.get()) == (firstFails ? nil : Doc(stars: 1)))
@@ -94,18 +95,18 @@ import Testing
 
   @Test func aPlainUpdateWhileLayersArePendingChangesTheConfirmedValue() async throws {
     let doc = Atom(Doc())
-    let started = Signal()
-    let finish = Signal()
+    let started = Gate()
+    let finish = Gate()
     let seen = Recorder<AtomChange<Doc>>()
     let token = doc.watch { seen.record($0) }
     let save = Task {
       try await doc.update(optimistically: { $0.tags.append("starred") }) { value in
         #expect(value.tags == ["starred"])
-        started.fire()
-        await finish.wait()
+        started.open()
+        await finish.opened()
       }
     }
-    await started.wait()
+    await started.opened()
     // A server push while the save is in flight: applies under the pending layer.
     let visible = doc.update { $0.title = "Pushed" }
     #expect(visible == Doc(title: "Pushed", tags: ["starred"]))
@@ -114,7 +115,7 @@ import Testing
     #expect(doc.value == Doc(title: "Replaced", tags: ["old", "starred"]))
     #expect(doc.compareAndSet(expected: Doc(title: "Replaced", tags: ["old"]), to: Doc()))
     #expect(doc.value == Doc(tags: ["starred"]))  // compared and replaced the confirmed value
-    finish.fire()
+    finish.open()
     _ = try await save.value
     // The confirmed value moved during the commit: the layer re-applies to the current one.
     #expect(doc.confirmedValue == Doc(tags: ["starred"]))
@@ -125,15 +126,15 @@ import Testing
 
   @Test func aThrowingUpdateWhileLayersArePendingChangesNothing() async throws {
     let doc = Atom(Doc())
-    let started = Signal()
-    let finish = Signal()
+    let started = Gate()
+    let finish = Gate()
     let save = Task {
       try await doc.update(optimistically: { $0.stars = 5 }) { _ in
-        started.fire()
-        await finish.wait()
+        started.open()
+        await finish.opened()
       }
     }
-    await started.wait()
+    await started.opened()
     #expect(throws: Oops(code: 2)) {
       try doc.update { (value: inout Doc) throws(Oops) in
         value.title = "Broken"
@@ -142,7 +143,7 @@ import Testing
     }
     #expect(doc.value == Doc(stars: 5))
     #expect(doc.confirmedValue == Doc())
-    finish.fire()
+    finish.open()
     _ = try await save.value
     #expect(doc.value == Doc(stars: 5))
   }

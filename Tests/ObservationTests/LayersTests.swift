@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 
 @testable import TinyObservation
 

@@ -1,5 +1,6 @@
 import Observation
 import Testing
+import TinyTestSupport
 
 @testable import TinyObservation
 

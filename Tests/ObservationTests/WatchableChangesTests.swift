@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 
 @testable import TinyObservation
 
@@ -29,23 +30,23 @@ import Testing
 
   @Test func cancellingTheTaskStopsTheWatch() async {
     let count = Atom(0)
-    let watching = Signal()
-    let started = Signal()
+    let watching = Gate()
+    let started = Gate()
     let task = Task {
       let stream = count.changes  // watches from here on
-      watching.fire()
+      watching.open()
       var seen = 0
       for await _ in stream {
         seen += 1
-        started.fire()
+        started.open()
       }
       return seen
     }
     let token = count.watch { _ in }  // a second watcher, to tell the stream's apart
-    await watching.wait()
+    await watching.opened()
     #expect(count.watcherCount == 2)
     count.set(1)
-    await started.wait()
+    await started.opened()
     task.cancel()
     #expect(await task.value == 1)
     #expect(count.watcherCount == 1)

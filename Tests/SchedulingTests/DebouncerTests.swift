@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TinyScheduling
 import TinyWaiting
+import TinyTestSupport
 
 /// The debouncer driven by a fake launcher, in the script tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift). Each execute restarts the launcher, so a tick stands for "one full
@@ -46,18 +47,18 @@ import TinyWaiting
   @Test func anActionMayExecuteCancelAndFlushTheDebouncer() {
     let launcher = FakePeriodicTaskLauncher()
     let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
-    let log = Log<String>()
+    let log = Recorder<String>()
     debouncer.execute {
-      log.append("a")
-      debouncer.execute { log.append("b") }
-      log.append(debouncer.flush() ? "flushed" : "not flushed")  // b runs after a returns
+      log.record("a")
+      debouncer.execute { log.record("b") }
+      log.record(debouncer.flush() ? "flushed" : "not flushed")  // b runs after a returns
     }
     launcher.fire()
     #expect(log.all == ["a", "flushed", "b"])
     #expect(!launcher.isActive)
     debouncer.execute {
-      log.append("c")
-      debouncer.execute { log.append("d") }
+      log.record("c")
+      debouncer.execute { log.record("d") }
       debouncer.cancel()  // d never runs
     }
     launcher.fire()
@@ -90,15 +91,15 @@ import TinyWaiting
     let debouncer = Debouncer(
       interval: .milliseconds(20), launcher: DefaultPeriodicTaskLauncher(queue: queue))
     let clock = ContinuousClock()
-    let log = Log<String>()
-    let ranAt = Log<ContinuousClock.Instant>()
+    let log = Recorder<String>()
+    let ranAt = Recorder<ContinuousClock.Instant>()
     let ran = Waiter()
     queue.suspend()
-    debouncer.execute { log.append("a") }
+    debouncer.execute { log.record("a") }
     let lastExecute = clock.now
     debouncer.execute {
-      ranAt.append(clock.now)
-      log.append("b")
+      ranAt.record(clock.now)
+      log.record("b")
       ran.finish()
     }
     #expect(log.all.isEmpty)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TinyScheduling
 import TinyWaiting
+import TinyTestSupport
 
 /// The real launcher, with real time: generous timeouts, and no assertion that a busy machine
 /// could break (ticks may come late, never early).
@@ -10,10 +11,10 @@ import TinyWaiting
   @Test func ticksEveryIntervalFromStartWithoutARunLoop() async {
     let launcher = DefaultPeriodicTaskLauncher()
     let clock = ContinuousClock()
-    let times = Log<ContinuousClock.Instant>()
+    let times = Recorder<ContinuousClock.Instant>()
     let fiveTicks = Waiter(count: 5)
     launcher.every(.milliseconds(10)) {
-      times.append(clock.now)
+      times.record(clock.now)
       fiveTicks.finish()
     }
     let start = clock.now
@@ -32,10 +33,10 @@ import TinyWaiting
     let key = DispatchSpecificKey<Bool>()
     queue.setSpecific(key: key, value: true)
     let launcher = DefaultPeriodicTaskLauncher(queue: queue)
-    let onQueue = Log<Bool>()
+    let onQueue = Recorder<Bool>()
     let ticked = Waiter(count: 2)
     launcher.every(.milliseconds(5)) {
-      onQueue.append(DispatchQueue.getSpecific(key: key) == true)
+      onQueue.record(DispatchQueue.getSpecific(key: key) == true)
       ticked.finish()
     }
     launcher.start()
@@ -82,17 +83,17 @@ import TinyWaiting
 
   @Test func everyReplacesTheTaskWhileActive() async {
     let launcher = DefaultPeriodicTaskLauncher()
-    let log = Log<String>()
+    let log = Recorder<String>()
     let first = Waiter()
     let second = Waiter(count: 2)
     launcher.every(.milliseconds(2)) {
-      log.append("old")
+      log.record("old")
       first.finish()
     }
     launcher.start()
     #expect(await first.wait(timeout: .seconds(10)))
     launcher.every(.milliseconds(2)) {
-      log.append("new")
+      log.record("new")
       second.finish()
     }
     #expect(await second.wait(timeout: .seconds(10)))

@@ -1,5 +1,6 @@
 import Testing
 import TinyScheduling
+import TinyTestSupport
 
 @Suite struct FakePeriodicTaskLauncherTests {
   @Test func startsInactiveWithNoIntervalAndNoCalls() {
@@ -52,11 +53,11 @@ import TinyScheduling
 
   @Test func everyReplacesTheTaskAndTheInterval() {
     let launcher = FakePeriodicTaskLauncher()
-    let log = Log<String>()
-    launcher.every(.seconds(1)) { log.append("old") }
+    let log = Recorder<String>()
+    launcher.every(.seconds(1)) { log.record("old") }
     launcher.start()
     launcher.fire()
-    launcher.every(.milliseconds(5)) { log.append("new") }
+    launcher.every(.milliseconds(5)) { log.record("new") }
     launcher.fire()
     #expect(log.all == ["old", "new"])
     #expect(launcher.interval == .milliseconds(5))
@@ -76,10 +77,10 @@ import TinyScheduling
 
   @Test func theTaskMayStopRestartAndFireTheLauncherWithoutDeadlock() {
     let launcher = FakePeriodicTaskLauncher()
-    let log = Log<Int>()
+    let log = Recorder<Int>()
     launcher.every(.seconds(1)) {
       let depth = log.all.count
-      log.append(depth)
+      log.record(depth)
       if depth == 0 {
         launcher.stop()
         launcher.start()

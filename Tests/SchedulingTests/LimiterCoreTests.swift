@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 
 @testable import TinyScheduling
 
@@ -7,14 +8,14 @@ import Testing
     let launcher = FakePeriodicTaskLauncher()
     let core = LimiterCore<RateLimiterState<Work>>(
       interval: .seconds(1), launcher: launcher)
-    let log = Log<String>()
+    let log = Recorder<String>()
     core.execute {
-      log.append("a")
+      log.record("a")
       core.cancel()
-      core.execute { log.append("b") }  // quiescent again, but "a" still runs: b waits
-      core.execute { log.append("c") }  // kept for the next tick
+      core.execute { log.record("b") }  // quiescent again, but "a" still runs: b waits
+      core.execute { log.record("c") }  // kept for the next tick
       #expect(core.flush())  // c waits too, after b
-      log.append("a ends")
+      log.record("a ends")
     }
     #expect(log.all == ["a", "a ends", "b", "c"])
   }

@@ -2,27 +2,28 @@ import Foundation
 import TinyScheduling
 import TinyWaiting
 import XCTest
+import TinyTestSupport
 
 /// `onMainQueue(_:)` needs a main queue that drains, which Swift Testing does not give: XCTest
 /// runs these synchronous tests on the main thread, and the waiter spins the main run loop.
 final class OnMainQueueTests: XCTestCase {
   func testOnTheMainThreadItRunsAtOnce() {
-    let log = Log<String>()
-    onMainQueue { log.append("work") }
-    log.append("returned")
+    let log = Recorder<String>()
+    onMainQueue { log.record("work") }
+    log.record("returned")
     XCTAssertEqual(log.all, ["work", "returned"])
   }
 
   func testFromAnotherThreadItRunsLaterOnTheMainQueue() {
-    let log = Log<String>()
+    let log = Recorder<String>()
     let ran = Waiter()
     let called = DispatchSemaphore(value: 0)
     Thread {
       onMainQueue {
-        log.append(isOnMainQueue() ? "work on main" : "work elsewhere")
+        log.record(isOnMainQueue() ? "work on main" : "work elsewhere")
         ran.finish()
       }
-      log.append("returned")
+      log.record("returned")
       called.signal()
     }.start()
     // A semaphore blocks the main thread without draining the main queue, so the work cannot
@@ -34,11 +35,11 @@ final class OnMainQueueTests: XCTestCase {
   }
 
   func testInsideAMainQueueBlockItRunsAtOnce() {
-    let log = Log<String>()
+    let log = Recorder<String>()
     let done = Waiter()
     DispatchQueue.main.async {
-      onMainQueue { log.append("work") }
-      log.append("returned")
+      onMainQueue { log.record("work") }
+      log.record("returned")
       done.finish()
     }
     XCTAssertTrue(done.wait(timeout: .seconds(5)))
@@ -47,11 +48,11 @@ final class OnMainQueueTests: XCTestCase {
 
   func testOnAQueueThatTargetsTheMainQueueItRunsAtOnce() {
     let queue = DispatchQueue(label: "test.on-main", target: .main)
-    let log = Log<String>()
+    let log = Recorder<String>()
     let done = Waiter()
     queue.async {
-      onMainQueue { log.append("work") }
-      log.append("returned")
+      onMainQueue { log.record("work") }
+      log.record("returned")
       done.finish()
     }
     XCTAssertTrue(done.wait(timeout: .seconds(5)))
@@ -59,12 +60,12 @@ final class OnMainQueueTests: XCTestCase {
   }
 
   func testFromAnotherQueueItRunsLaterInOrder() {
-    let log = Log<Int>()
+    let log = Recorder<Int>()
     let ran = Waiter(count: 3)
     DispatchQueue.global().async {
       for number in 1...3 {
         onMainQueue {
-          log.append(number)
+          log.record(number)
           ran.finish()
         }
       }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TinyScheduling
 import TinyWaiting
+import TinyTestSupport
 
 /// The rate limiter driven by a fake launcher. Scripts use the tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift): `a` executes an action named "a", `|` fires the launcher, `C`
@@ -45,22 +46,22 @@ import TinyWaiting
   @Test func anActionMayExecuteCancelAndFlushTheLimiter() {
     let launcher = FakePeriodicTaskLauncher()
     let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
-    let log = Log<String>()
+    let log = Recorder<String>()
     limiter.execute {
-      log.append("a")
-      limiter.execute { log.append("kept") }  // active: kept for the next tick
+      log.record("a")
+      limiter.execute { log.record("kept") }  // active: kept for the next tick
     }
     #expect(log.all == ["a"])
     limiter.execute {
-      log.append("b")
-      limiter.execute { log.append("c") }
-      log.append(limiter.flush() ? "flushed" : "not flushed")  // c runs after b returns
-      log.append("b ends")
+      log.record("b")
+      limiter.execute { log.record("c") }
+      log.record(limiter.flush() ? "flushed" : "not flushed")  // c runs after b returns
+      log.record("b ends")
     }
     launcher.fire()
     #expect(log.all == ["a", "b", "flushed", "b ends", "c"])
     limiter.execute {
-      log.append("d")
+      log.record("d")
       limiter.cancel()
     }
     launcher.fire()  // d
@@ -71,12 +72,12 @@ import TinyWaiting
   @Test func anExecuteAfterACancelInsideAnActionRunsRightAfterIt() {
     let launcher = FakePeriodicTaskLauncher()
     let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
-    let log = Log<String>()
+    let log = Recorder<String>()
     limiter.execute {
-      log.append("a")
+      log.record("a")
       limiter.cancel()
-      limiter.execute { log.append("b") }  // quiescent, but "a" runs: b follows it
-      log.append("a ends")
+      limiter.execute { log.record("b") }  // quiescent, but "a" runs: b follows it
+      log.record("a ends")
     }
     #expect(log.all == ["a", "a ends", "b"])
     #expect(launcher.isActive)
@@ -142,14 +143,14 @@ import TinyWaiting
     let queue = DispatchQueue(label: "test.rate-limiter.ticks")
     let limiter = RateLimiter(
       interval: .milliseconds(20), launcher: DefaultPeriodicTaskLauncher(queue: queue))
-    let log = Log<String>()
+    let log = Recorder<String>()
     let latestRan = Waiter()
     queue.suspend()
-    limiter.execute { log.append("a") }
+    limiter.execute { log.record("a") }
     #expect(log.all == ["a"])  // at once, on this thread
-    limiter.execute { log.append("b") }
+    limiter.execute { log.record("b") }
     limiter.execute {
-      log.append("c")
+      log.record("c")
       latestRan.finish()
     }
     queue.resume()

@@ -1,5 +1,6 @@
 import Testing
 import TinySequence
+import TinyTestSupport
 
 @Suite struct ContainsAllAnyTests {
   /// Rows: the sequence, the candidates, `contains(allOf:)`, `contains(anyOf:)`.

@@ -1,5 +1,6 @@
 import Testing
 import TinySequence
+import TinyTestSupport
 
 @Suite struct MinMaxTests {
   /// Rows: the keys, the id `max(of:)` returns, the id `min(of:)` returns (ids are positions).

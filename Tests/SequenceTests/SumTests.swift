@@ -1,5 +1,6 @@
 import Testing
 import TinySequence
+import TinyTestSupport
 
 @Suite struct SumTests {
   @Test(

@@ -2,6 +2,7 @@ import Foundation
 import TinyWaiting
 import Testing
 import XCTest
+import TinyTestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -58,7 +59,7 @@ final class PartialSystemTests: XCTestCase {
     let waiter = Waiter()
     let received = Recorder<Result<[String], any Error>>()
     client.fetchItems { result in
-      received.append(result)
+      received.record(result)
       waiter.finish()
     }
     XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
@@ -79,7 +80,7 @@ final class PartialSystemTests: XCTestCase {
     let waiter = Waiter()
     let received = Recorder<Result<[String], any Error>>()
     client.fetchItems { result in
-      received.append(result)
+      received.record(result)
       waiter.finish()
     }
     #expect(await waiter.wait(timeout: .seconds(30)))

@@ -1,5 +1,6 @@
 import Testing
 import TinyWaiting
+import TinyTestSupport
 
 @Suite struct PromiseChainingTests {
   @Test(
@@ -55,7 +56,7 @@ import TinyWaiting
     let second = Promise<String>()
     let steps = Recorder<Int>()
     let chained = first.then { value -> Promise<String> in
-      steps.append(value)
+      steps.record(value)
       return second
     }
     #expect(!chained.isResolved)
@@ -69,7 +70,7 @@ import TinyWaiting
   @Test func thenPassesErrorsOnAndRejectsWhenTheStepThrowsOrFails() {
     let skipped = Recorder<Int>()
     let rejected = Promise<Int>(error: TestError(1)).then { value -> Promise<Int> in
-      skipped.append(value)
+      skipped.record(value)
       return Promise(value: 0)
     }
     #expect(rejected.result?.testError == TestError(1))
@@ -107,7 +108,7 @@ import TinyWaiting
     let calls = Recorder<Int>()
     let mapped = (0..<5).map { index in
       source.map { value -> Int in
-        calls.append(index)
+        calls.record(index)
         return value + index
       }
     }

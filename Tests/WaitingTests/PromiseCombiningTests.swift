@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TinyWaiting
+import TinyTestSupport
 
 @Suite struct PromiseCombiningTests {
   @Test func allKeepsInputOrderWhateverTheArrivalOrder() {

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+import TinyTestSupport
 @testable import TinyWaiting
 
 @Suite struct PromiseConcurrencyTests {
@@ -36,7 +37,7 @@ import Testing
     awaiting.cancel()
     #expect(isCancellation(await awaiting.result))
     // Its callback was taken back: nothing is left waiting, and others can still await.
-    #expect(promise.storage.withLock { promise.storage.state.pointee.waitingCount } == 0)
+    #expect(promise.storage.withLock { $0.waitingCount } == 0)
     #expect(promise.fulfill(1))
     #expect(try await promise.value == 1)
   }
@@ -53,7 +54,7 @@ import Testing
         let result = await task.result
         #expect(result.value == 1 || isCancellation(result))
       }
-      #expect(promise.storage.withLock { promise.storage.state.pointee.waitingCount } == 0)
+      #expect(promise.storage.withLock { $0.waitingCount } == 0)
     }
   }
 

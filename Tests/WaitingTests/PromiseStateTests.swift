@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 @testable import TinyWaiting
 
 /// Every transition of the pure promise state machine, with plain strings as callbacks.

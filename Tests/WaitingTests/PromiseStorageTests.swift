@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 @testable import TinyWaiting
 
 @Suite struct PromiseStorageTests {
@@ -11,7 +12,7 @@ import Testing
       let box = Box()
       released = box
       let storage = PromiseStorage(fulfilledWith: box)
-      storage.withLock { #expect(storage.slot.pointee === box) }
+      storage.withLock { _ in #expect(storage.slot.pointee === box) }
     }
     #expect(released == nil)
   }
@@ -22,8 +23,8 @@ import Testing
       let box = Box()
       released = box
       let storage = PromiseStorage<Box>(.pending)
-      storage.withLock {
-        _ = storage.updateState { $0.resolve(.fulfilled) }
+      storage.withLock { state in
+        _ = state.resolve(.fulfilled)
         storage.slot.initialize(to: box)
       }
     }
@@ -40,10 +41,10 @@ import Testing
     let bytes = PromiseStorage(fulfilledWith: UInt8(7))
     let wide = PromiseStorage(fulfilledWith: SIMD4<Double>(1, 2, 3, 4))
     let text = PromiseStorage(fulfilledWith: "a string")
-    #expect(bytes.withLock { bytes.slot.pointee } == 7)
-    #expect(wide.withLock { wide.slot.pointee } == SIMD4(1, 2, 3, 4))
-    #expect(text.withLock { text.slot.pointee } == "a string")
+    #expect(bytes.withLock { _ in bytes.slot.pointee } == 7)
+    #expect(wide.withLock { _ in wide.slot.pointee } == SIMD4(1, 2, 3, 4))
+    #expect(text.withLock { _ in text.slot.pointee } == "a string")
     #expect(Int(bitPattern: wide.slot) % MemoryLayout<SIMD4<Double>>.alignment == 0)
-    #expect(text.withLock { text.state.pointee.isResolved })
+    #expect(text.withLock { $0.isResolved })
   }
 }

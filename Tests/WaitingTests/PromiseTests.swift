@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyWaiting
+import TinyTestSupport
 
 @Suite struct PromiseTests {
   @Test func startsPendingOrResolved() {
@@ -57,7 +58,7 @@ import TinyWaiting
     let promise = Promise<Int>()
     let calls = Recorder<String>()
     for name in ["a", "b", "c"] {
-      promise.whenResolved { calls.append("\(name) \($0.value!) \(Thread.isMainThread)") }
+      promise.whenResolved { calls.record("\(name) \($0.value!) \(Thread.isMainThread)") }
     }
     #expect(calls.all.isEmpty)
     let resolvingThread = await onNewThread {
@@ -73,9 +74,9 @@ import TinyWaiting
   @Test func aLateCallbackRunsAtOnceOnTheRegisteringThread() {
     let promise = Promise<Int>(error: TestError(5))
     let calls = Recorder<Int>()
-    promise.whenResolved { calls.append($0.testError!.code) }
+    promise.whenResolved { calls.record($0.testError!.code) }
     #expect(calls.all == [5])
-    promise.whenResolved { calls.append($0.testError!.code * 10) }
+    promise.whenResolved { calls.record($0.testError!.code * 10) }
     #expect(calls.all == [5, 50])
   }
 
@@ -88,12 +89,12 @@ import TinyWaiting
     let onQueue = Recorder<Bool>()
     queue.sync {  // holding the serial queue: the callbacks cannot have run yet
       resolved.whenResolved(on: queue) { _ in
-        onQueue.append(DispatchQueue.getSpecific(key: key) == 1)
+        onQueue.record(DispatchQueue.getSpecific(key: key) == 1)
         ran.finish()
       }
       let pending = Promise<Int>()
       pending.whenResolved(on: queue) { _ in
-        onQueue.append(DispatchQueue.getSpecific(key: key) == 1)
+        onQueue.record(DispatchQueue.getSpecific(key: key) == 1)
         ran.finish()
       }
       pending.fulfill(2)
@@ -108,13 +109,13 @@ import TinyWaiting
     let onMain = Recorder<Bool>()
     let done = Waiter(count: 2)
     promise.whenResolved { _ in
-      onMain.append(isOnMainQueue())
+      onMain.record(isOnMainQueue())
       done.finish()
     }
     DispatchQueue.global().async {
       promise.fulfill(1)
       promise.whenResolved { _ in
-        onMain.append(isOnMainQueue())
+        onMain.record(isOnMainQueue())
         done.finish()
       }
     }
@@ -126,10 +127,10 @@ import TinyWaiting
     let promise = Promise<Int>()
     let calls = Recorder<String>()
     promise.whenResolved { result in
-      calls.append("first: resolve again → \(promise.fulfill(99))")
-      promise.whenResolved { calls.append("nested \($0.value!)") }
+      calls.record("first: resolve again → \(promise.fulfill(99))")
+      promise.whenResolved { calls.record("nested \($0.value!)") }
     }
-    promise.whenResolved { calls.append("second \($0.value!)") }
+    promise.whenResolved { calls.record("second \($0.value!)") }
     promise.fulfill(1)
     #expect(calls.all == ["first: resolve again → false", "nested 1", "second 1"])
   }
@@ -140,16 +141,16 @@ import TinyWaiting
     let calls = Recorder<Int>()
     let wins = Recorder<Bool>()
     for (index, promise) in promises.enumerated() {
-      promise.whenResolved { _ in calls.append(index) }
+      promise.whenResolved { _ in calls.record(index) }
     }
     DispatchQueue.concurrentPerform(iterations: count * 2) { job in
       let promise = promises[job / 2]
       // Each pair: one thread fulfils, another rejects and registers a late callback.
       if job.isMultiple(of: 2) {
-        wins.append(promise.fulfill(job))
+        wins.record(promise.fulfill(job))
       } else {
-        wins.append(promise.reject(TestError(job)))
-        promise.whenResolved { _ in calls.append(count + job / 2) }
+        wins.record(promise.reject(TestError(job)))
+        promise.whenResolved { _ in calls.record(count + job / 2) }
       }
     }
     #expect(wins.all.filter { $0 }.count == count)
@@ -175,7 +176,7 @@ import TinyWaiting
       let recorder = Recorder<Int>()
       captured = recorder
       let promise = Promise<Int>()
-      promise.whenResolved { recorder.append($0.value!) }
+      promise.whenResolved { recorder.record($0.value!) }
     }
     #expect(captured == nil)
   }

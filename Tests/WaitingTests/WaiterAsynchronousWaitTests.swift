@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TinyWaiting
+import TinyTestSupport
 
 @Suite struct WaiterAsynchronousWaitTests {
   @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceed() async {
@@ -110,7 +111,7 @@ import TinyWaiting
     do {
       let waiter = Waiter()
       released = waiter
-      handOff.append(waiter)
+      handOff.record(waiter)
       DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) {
         handOff.removeAll().first?.finish()
         done.finish()

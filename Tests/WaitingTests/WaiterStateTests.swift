@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 @testable import TinyWaiting
 
 /// Every transition of the pure waiter state machine, with integers for instants and strings

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TinyWaiting
 import XCTest
+import TinyTestSupport
 
 /// The synchronous wait where it matters most: XCTest's synchronous tests, on the main thread,
 /// with the awaited work done by main-queue blocks and run-loop timers.
@@ -16,7 +17,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     let waiter = Waiter()
     let frames = Recorder<Bool>()
     let timer = Timer(timeInterval: 0.01, repeats: true) { timer in
-      frames.append(Thread.isMainThread)
+      frames.record(Thread.isMainThread)
       if frames.all.count == 5 {
         timer.invalidate()
         DispatchQueue.main.async { waiter.finish() }
@@ -31,11 +32,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     let waiter = Waiter(count: 2)
     let ran = Recorder<String>()
     DispatchQueue.main.async {
-      ran.append("block")
+      ran.record("block")
       waiter.finish()
     }
     let timer = Timer(fire: Date(timeIntervalSinceNow: 0.02), interval: 0, repeats: false) { _ in
-      ran.append("timer")
+      ran.record("timer")
       waiter.finish()
     }
     RunLoop.main.add(timer, forMode: .default)
@@ -116,23 +117,23 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     DispatchQueue.main.async {
       let blocked = Waiter()
       DispatchQueue.main.async {
-        results.append("next block ran")
+        results.record("next block ran")
         outer.finish()
       }
-      results.append("wait for a block: \(blocked.wait(timeout: .milliseconds(100)))")
+      results.record("wait for a block: \(blocked.wait(timeout: .milliseconds(100)))")
 
       let timed = Waiter(quantum: .seconds(5))
       RunLoop.main.add(
         Timer(fire: Date(timeIntervalSinceNow: 0.01), interval: 0, repeats: false) { _ in
           timed.finish()
         }, forMode: .default)
-      results.append("wait for a timer: \(timed.wait(timeout: .seconds(10)))")
+      results.record("wait for a timer: \(timed.wait(timeout: .seconds(10)))")
 
       let background = Waiter(quantum: .seconds(5))
       finishOnNewThread(after: 0.01) { background.finish() }
       let started = ContinuousClock.now
       let finished = background.wait(timeout: .seconds(10))
-      results.append(
+      results.record(
         "wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(2))"
       )
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TinyWaiting
+import TinyTestSupport
 
 @Suite struct WaiterTests {
   @Test(
@@ -66,7 +67,7 @@ import TinyWaiting
     let waiter = Waiter(count: 6_000)
     let counted = Recorder<Bool>()
     DispatchQueue.concurrentPerform(iterations: 10_000) { _ in
-      counted.append(waiter.finish())
+      counted.record(waiter.finish())
     }
     #expect(counted.all.filter { $0 }.count == 6_000)
     #expect(waiter.isFinished)

@@ -9,13 +9,9 @@
     /// An object whose address is the association key, unique to this module.
     private final class Key: Sendable {}
 
-    /// Makes creating an object's context atomic: two threads attaching at once get one.
-    private final class Creation: @unchecked Sendable {  // safe: holds only its lock
-      let lock = NSLock()
-    }
-
     private static let key = Key()
-    private static let creation = Creation()
+    /// Makes creating an object's context atomic: two threads attaching at once get one.
+    private static let creation = Locked(())
 
     /// The object's context, attached on first use.
     static func contextInfo(for owner: AnyObject) -> ContextInfo {
@@ -25,7 +21,7 @@
       }
       // Nothing here releases a value under the lock: the association is only set when
       // there was none.
-      let storage = creation.lock.holding { () -> ContextStorage in
+      let storage = creation.withLock { _ -> ContextStorage in
         if let storage = objc_getAssociatedObject(owner, address) as? ContextStorage {
           return storage
         }

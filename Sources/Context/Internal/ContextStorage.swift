@@ -5,38 +5,19 @@ import Foundation
 /// Values that an operation replaces or removes are handed back out of the locked region and
 /// released after it, so a value's `deinit` never runs under the lock (it may use contexts
 /// itself). Reads copy the value under the lock; copying runs no user code.
-///
-/// The values live in a heap cell reached through a pointer rather than in a stored `var`:
-/// the run-time exclusivity checks on a class's stored `var` measured a quarter of a read, and
-/// the lock already makes every access exclusive.
-final class ContextStorage: @unchecked Sendable {  // safe: `cell` is only touched under `lock`
-  private let lock = NSLock()
-  private let cell: UnsafeMutablePointer<ContextValues>
+final class ContextStorage: Sendable {
+  private let values = Locked(ContextValues())
 
-  init() {
-    cell = .allocate(capacity: 1)
-    cell.initialize(to: ContextValues())
-  }
-
-  deinit {
-    cell.deinitialize(count: 1)
-    cell.deallocate()
-  }
-
-  /// The values; touch only with `lock` held.
-  private var values: ContextValues {
-    _read { yield cell.pointee }
-    _modify { yield &cell.pointee }
-  }
+  init() {}
 
   /// The value stored under `key`, if any; else, with `orDefault`, the key's default.
   func value<Value>(for key: ContextKey<Value>, orDefault: Bool = false) -> Value? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let position = values.position(of: key.id) else {
-      return orDefault ? Self.defaultValue(of: key) : nil
+    let found = values.withLock { values -> (found: Bool, value: Value?) in
+      guard let position = values.position(of: key.id) else { return (false, nil) }
+      return (true, values.value(at: position, as: Value.self))
     }
-    return values.value(at: position, as: Value.self)
+    if found.found { return found.value }
+    return orDefault ? Self.defaultValue(of: key) : nil
   }
 
   /// The key's default value; out of line, so that reading a stored value needs no metadata
@@ -48,39 +29,39 @@ final class ContextStorage: @unchecked Sendable {  // safe: `cell` is only touch
 
   /// Stores `value` under `key`, replacing what was there.
   func setValue<Value>(_ value: Value, for key: ContextKey<Value>) {
-    let replaced = lock.holding { values.setValue(value, for: key.id) }
+    let replaced = values.withLock { $0.setValue(value, for: key.id) }
     withExtendedLifetime(replaced) {}  // released here, after the lock
   }
 
   /// Returns the value stored under `key`, first storing `value` if there is none.
   func value<Value>(for key: ContextKey<Value>, insertingIfAbsent value: Value) -> Value {
-    lock.holding { values.value(for: key.id, insertingIfAbsent: value).stored }
+    values.withLock { $0.value(for: key.id, insertingIfAbsent: value).stored }
   }
 
   /// Removes the value stored under `key` and returns it, if any.
   func removeValue<Value>(for key: ContextKey<Value>) -> Value? {
-    lock.holding { values.removeValue(for: key.id) }.map(Typed<Value>.unwrap)
+    values.withLock { $0.removeValue(for: key.id) }.map(Typed<Value>.unwrap)
   }
 
   /// The value stored under `name`, if any.
   func value(named name: String) -> (any Sendable)? {
-    lock.holding { values.value(named: name) }
+    values.withLock { $0.value(named: name) }
   }
 
   /// Stores `value` under `name`, replacing what was there.
   func setValue(_ value: any Sendable, named name: String) {
-    let replaced = lock.holding { values.setValue(value, named: name) }
+    let replaced = values.withLock { $0.setValue(value, named: name) }
     withExtendedLifetime(replaced) {}  // released here, after the lock
   }
 
   /// Removes the value stored under `name` and returns it, if any.
   func removeValue(named name: String) -> (any Sendable)? {
-    lock.holding { values.removeValue(named: name) }
+    values.withLock { $0.removeValue(named: name) }
   }
 
   /// Removes every value.
   func removeAll() {
-    let removed = lock.holding {
+    let removed = values.withLock { values in
       defer { values = ContextValues() }
       return values
     }
@@ -89,6 +70,6 @@ final class ContextStorage: @unchecked Sendable {  // safe: `cell` is only touch
 
   /// The number of stored values, typed and named.
   var count: Int {
-    lock.holding { values.count }
+    values.withLock { $0.count }
   }
 }

@@ -9,7 +9,7 @@
 ///
 /// Operations hand back the values they replace or remove, for the caller to release once its
 /// lock is released.
-struct ContextValues {
+struct ContextValues: Sendable {
   /// Up to this many typed values, a linear search finds a value; beyond, `positions` does.
   static let linearSearchLimit = 16
 

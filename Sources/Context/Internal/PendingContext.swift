@@ -7,18 +7,19 @@ import Foundation
 /// It holds the object weakly, so a ``ContextInfo`` never keeps its object alive. When the
 /// object is gone before a context was found, reads give nothing and the first write makes a
 /// context of its own, attached to no object (the object can no longer be asked for it).
-final class PendingContext: @unchecked Sendable {  // safe: `state` is only touched under `lock`
-  private struct State {
+final class PendingContext: Sendable {
+  private struct State: @unchecked Sendable {
+    // @unchecked: the owner is only loaded, under the lock, to look its context up by
+    // identity; none of its members is ever used.
     weak var owner: AnyObject?
     var resolved: ContextStorage?
   }
 
-  private let lock = NSLock()
-  private var state: State
+  private let state: Locked<State>
   private let table: ContextTable
 
   init(owner: AnyObject, table: ContextTable) {
-    self.state = State(owner: owner, resolved: nil)
+    self.state = Locked(State(owner: owner, resolved: nil))
     self.table = table
   }
 
@@ -27,7 +28,7 @@ final class PendingContext: @unchecked Sendable {  // safe: `state` is only touc
   func storage(creating: Bool) -> ContextStorage? {
     // The owner is loaded under this lock but used and released outside it, and outside the
     // table's lock: releasing what may be the last reference to it runs its `deinit`.
-    let (owner, resolved) = lock.holding { (state.owner, state.resolved) }
+    let (owner, resolved) = state.withLock { ($0.owner, $0.resolved) }
     if let resolved { return resolved }
     let found: ContextStorage?
     if let owner {
@@ -36,7 +37,7 @@ final class PendingContext: @unchecked Sendable {  // safe: `state` is only touc
       found = creating ? ContextStorage() : nil
     }
     guard let found else { return nil }
-    return lock.holding {
+    return state.withLock { state in
       if let resolved = state.resolved { return resolved }
       state.resolved = found
       return found

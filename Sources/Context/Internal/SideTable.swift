@@ -25,7 +25,7 @@
 /// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the arrays
 /// and the dictionary are rebuilt at twice the count, so a table that once held many owners
 /// does not keep their memory (amortized O(1): the rebuild follows at least as many removals).
-struct SideTable {
+struct SideTable: Sendable {
   /// One sweep step per this many lookups; insertions take two steps each.
   static let lookupsPerSweepStep = 4
   /// The most dead slots one step reclaims.
@@ -36,7 +36,9 @@ struct SideTable {
   /// How a slot holds its owner. A class, so that the sweep loads the weak reference where it
   /// lies and moving a slot moves a pointer (copying weak and unowned references in a struct
   /// measured a tenth of a lookup).
-  final class Owner {
+  final class Owner: @unchecked Sendable {
+    // @unchecked: only the table's lock holder touches it, and only to ask whether the owner
+    // is alive; the owner itself is never used.
     /// Tells whether the owner is alive.
     weak var object: AnyObject?
     /// Keeps the owner's memory block (not the owner) so its address cannot be reused. Never

@@ -8,22 +8,21 @@ protocol KeyValueBackend: Sendable {
 }
 
 /// Values in a dictionary, in memory only.
-final class InMemoryBackend: KeyValueBackend, @unchecked Sendable {  // safe: `values` under `lock`
-  private let lock = Lock()
-  private var values: [String: any Sendable] = [:]
+final class InMemoryBackend: KeyValueBackend {
+  private let values = Locked<[String: any Sendable]>([:])
 
   func set(_ value: any Sendable, forKey key: String) {
-    let replaced = lock.withLock { values.updateValue(value, forKey: key) }
+    let replaced = values.withLock { $0.updateValue(value, forKey: key) }
     _ = replaced  // released outside the lock
   }
 
   func value(forKey key: String) -> (any Sendable)? {
-    lock.withLock { values[key] }
+    values.withLock { $0[key] }
   }
 
   func removeValue(forKey key: String) {
-    let removed = lock.withLock { values.removeValue(forKey: key) }
-    _ = removed
+    let removed = values.withLock { $0.removeValue(forKey: key) }
+    _ = removed  // released outside the lock
   }
 }
 

@@ -8,44 +8,50 @@
 /// task that inherited it. So when a reader finds the count at zero under the lock, no task
 /// local anywhere holds a box, the task-local lookup would find none, and the global world is
 /// the answer. Only when some scope exists somewhere does a read pay for the task-local lookup.
-final class Scopes: @unchecked Sendable {  // safe: every stored property is used under `lock`
+final class Scopes: Sendable {
   static let shared = Scopes()
 
   /// The innermost scope's box, in tasks and threads that run inside `withWorld`.
   @TaskLocal static var box: Box?
 
-  private let lock = Lock()
-  /// The world outside every scope.
-  private var global = World.live
-  /// The boxes handed out and not yet back in the pool (see the type's comment).
-  private var liveBoxes = 0
-  /// Boxes ready for reuse, so that entering a scope does not allocate.
-  private var pool: [Box] = []
+  /// What the lock guards.
+  private struct State: Sendable {
+    /// The world outside every scope.
+    var global = World.live
+    /// The boxes handed out and not yet back in the pool (see the type's comment).
+    var liveBoxes = 0
+    /// Boxes ready for reuse, so that entering a scope does not allocate.
+    var pool: [Box] = []
+  }
+
+  private let state: Locked<State>
   private static let poolLimit = 32
 
   private init() {
-    pool.reserveCapacity(Self.poolLimit)
+    var initial = State()
+    initial.pool.reserveCapacity(Self.poolLimit)
+    state = Locked(initial)
   }
 
   /// The innermost scope's world, else the global one.
   var current: World {
     get {
-      if let unscoped = lock.withLock({ liveBoxes == 0 ? global : nil }) {
+      if let unscoped = state.withLock({ $0.liveBoxes == 0 ? $0.global : nil }) {
         return unscoped  // the fast path: no scope exists anywhere
       }
       if let box = Self.box {
         return box.world
       }
-      return lock.withLock { global }
+      return state.withLock { $0.global }
     }
     set {
-      let scoped = lock.withLock { liveBoxes != 0 }
+      let scoped = state.withLock { $0.liveBoxes != 0 }
       if scoped, let box = Self.box {
         box.world = newValue
       } else {
-        let replaced = lock.withLock {
-          let old = global
-          global = newValue
+        let replaced = state.withLock { state in
+          let old = state.global
+          state.global = newValue
           return old
         }
         _ = replaced  // released here, outside the lock: its closures' captures may deinit
@@ -87,9 +93,9 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
 
   /// Takes a box from the pool, or makes one, and puts `world` in it.
   private func checkOut(_ world: World) -> Box {
-    let reused = lock.withLock {
-      liveBoxes += 1
-      return pool.popLast()
+    let reused = state.withLock { state in
+      state.liveBoxes += 1
+      return state.pool.popLast()
     }
     let box = reused ?? Box()
     box.world = world
@@ -104,10 +110,10 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
       return
     }
     let world = box.empty()
-    lock.withLock {
-      liveBoxes -= 1
-      if pool.count < Self.poolLimit {
-        pool.append(box)
+    state.withLock { state in
+      state.liveBoxes -= 1
+      if state.pool.count < Self.poolLimit {
+        state.pool.append(box)
       }
     }
     _ = world  // released here, outside the lock
@@ -115,38 +121,36 @@ final class Scopes: @unchecked Sendable {  // safe: every stored property is use
 
   /// Called by a box that outlived its scope, as it deinitializes.
   fileprivate func boxEnded() {
-    lock.withLock { liveBoxes -= 1 }
+    state.withLock { $0.liveBoxes -= 1 }
   }
 }
 
 extension Scopes {
   /// One scope's world. Child tasks share their scope's box, so an assignment made in any of
   /// them is seen by all.
-  final class Box: @unchecked Sendable {  // safe: `stored` and `counted` are used under `lock`
-    private let lock = Lock()
-    private var stored: World?
-    private var counted = false
+  final class Box: Sendable {
+    private let state = Locked<(stored: World?, counted: Bool)>((nil, false))
 
     var world: World {
-      get { lock.withLock { stored! } }
+      get { state.withLock { $0.stored! } }
       set {
-        let replaced = lock.withLock { stored.replace(with: newValue) }
+        let replaced = state.withLock { $0.stored.replace(with: newValue) }
         _ = replaced  // released outside the lock
       }
     }
 
     /// Takes the world out, so a pooled box keeps nothing of the user's alive.
     func empty() -> World? {
-      lock.withLock { stored.take() }
+      state.withLock { $0.stored.take() }
     }
 
     /// Makes the box count itself out of `liveBoxes` when it deinitializes.
     func countedUntilDeinit() {
-      lock.withLock { counted = true }
+      state.withLock { $0.counted = true }
     }
 
     deinit {
-      if lock.withLock({ counted }) {
+      if state.withLock({ $0.counted }) {
         Scopes.shared.boxEnded()
       }
     }

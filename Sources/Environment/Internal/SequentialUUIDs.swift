@@ -2,13 +2,12 @@ import Foundation
 
 /// Hands out `00000000-0000-0000-0000-000000000000`, `…-000000000001`, … in order, from any
 /// thread.
-final class SequentialUUIDs: @unchecked Sendable {  // safe: `count` is only touched under `lock`
-  private let lock = Lock()
-  private var count: UInt64 = 0
+final class SequentialUUIDs: Sendable {
+  private let count = Locked<UInt64>(0)
 
   /// Returns the next UUID of the sequence.
   func next() -> UUID {
-    let number = lock.withLock {
+    let number = count.withLock { count in
       defer { count &+= 1 }
       return count
     }

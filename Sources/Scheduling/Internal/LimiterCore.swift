@@ -31,7 +31,7 @@ protocol LimiterStateMachine<Action>: Sendable {
 final class LimiterCore<Machine: LimiterStateMachine>: Sendable
 where Machine.Action == Work {
   private let launcher: any PeriodicTaskLauncher
-  private let state = Protected(Machine())
+  private let state = Locked(Machine())
 
   init(interval: Duration, launcher: any PeriodicTaskLauncher) {
     self.launcher = launcher

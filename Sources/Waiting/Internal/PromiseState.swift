@@ -35,6 +35,12 @@ struct PromiseState<Callback> {
   /// Whether the state is fulfilled or rejected.
   var isResolved: Bool { !phase.isPending }
 
+  /// Whether the state is fulfilled.
+  var isFulfilled: Bool {
+    if case .fulfilled = phase { return true }
+    return false
+  }
+
   /// The number of callbacks waiting for the resolution.
   var waitingCount: Int { waiting.count }
 
@@ -79,3 +85,5 @@ struct PromiseState<Callback> {
     return waiting.remove(at: index).callback
   }
 }
+
+extension PromiseState: Sendable where Callback: Sendable {}

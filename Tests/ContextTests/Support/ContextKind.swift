@@ -1,4 +1,5 @@
 import TinyContext
+import TinyTestSupport
 
 /// The three places a context can live, so each edge case runs against all of them.
 enum ContextKind: CaseIterable, CustomStringConvertible, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyContext
+import TinyTestSupport
 
 /// A value whose release a test can observe through a weak reference.
 final class Probe: Sendable, CustomStringConvertible {
@@ -64,24 +65,6 @@ final class ResponseBuffer: @unchecked Sendable {  // safe: `data` is only touch
   }
 }
 
-/// A counter that many threads can bump.
-final class Counter: @unchecked Sendable {  // safe: `value` is only touched under `lock`
-  private let lock = NSLock()
-  private var count = 0
-
-  func increment() {
-    lock.lock()
-    count += 1
-    lock.unlock()
-  }
-
-  var value: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return count
-  }
-}
-
 /// Weak references to objects, to check which ones were released.
 struct WeakReferences {
   private final class Reference {
@@ -100,73 +83,3 @@ struct WeakReferences {
     references.filter { $0.object != nil }.count
   }
 }
-
-/// Runs `body` on `threads` threads at once, each with its index, and returns when all are
-/// done.
-func onThreads(_ threads: Int, _ body: @Sendable (Int) -> Void) {
-  DispatchQueue.concurrentPerform(iterations: threads, execute: body)
-}
-
-/// Runs `body` on `threads` new threads, all alive at once (unlike `concurrentPerform`, which
-/// may run fewer at a time than there are iterations), and returns when all are done.
-///
-/// Bounded: if the threads are not all done within `timeout`, it records a failure and
-/// returns (the stuck threads are left behind, the test does not hang).
-func onDedicatedThreads(
-  _ threads: Int, timeout: DispatchTimeInterval = .seconds(10),
-  sourceLocation: SourceLocation = #_sourceLocation,
-  _ body: @escaping @Sendable (Int) -> Void
-) {
-  let done = DispatchSemaphore(value: 0)
-  for index in 0..<threads {
-    Thread {
-      body(index)
-      done.signal()
-    }.start()
-  }
-  let deadline = DispatchTime.now() + timeout
-  for finished in 0..<threads where done.wait(timeout: deadline) == .timedOut {
-    Issue.record(
-      "onDedicatedThreads: \(threads - finished) of \(threads) threads still running after \(timeout)",
-      sourceLocation: sourceLocation)
-    return
-  }
-}
-
-/// Blocks each caller of `arriveAndWait()` until `parties` callers have arrived, or until a
-/// timeout, so that a broken test fails instead of hanging.
-final class Barrier: @unchecked Sendable {  // safe: `arrived` is only touched under `condition`
-  private let condition = NSCondition()
-  private let parties: Int
-  private let timeout: TimeInterval
-  private var arrived = 0
-
-  init(parties: Int, timeout: TimeInterval = 10) {
-    self.parties = parties
-    self.timeout = timeout
-  }
-
-  /// Returns `true` when all parties arrived, `false` after the timeout.
-  @discardableResult
-  func arriveAndWait() -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    condition.lock()
-    defer { condition.unlock() }
-    arrived += 1
-    if arrived == parties { condition.broadcast() }
-    while arrived < parties {
-      if !condition.wait(until: deadline) { return arrived >= parties }
-    }
-    return true
-  }
-}
-
-/// Whether the tests run under the thread sanitizer (`swift test --sanitize=thread`), which
-/// makes every memory access, allocation and lock several times slower: the single-threaded
-/// volume tests then run a tenth of their volume (they test counts, not races; the plain
-/// `swift test` runs them in full).
-let isUnderThreadSanitizer: Bool = {
-  guard let process = dlopen(nil, RTLD_NOW) else { return false }
-  defer { dlclose(process) }
-  return dlsym(process, "__tsan_init") != nil
-}()

@@ -1,5 +1,6 @@
 import Foundation
 import TinyEnvironment
+import TinyTestSupport
 
 // An app's own fields, declared the way the guide shows: a client struct of closures, a key
 // with live and mock values, and a property on World.

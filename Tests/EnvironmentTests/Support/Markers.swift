@@ -1,5 +1,6 @@
 import Foundation
 import TinyEnvironment
+import TinyTestSupport
 
 /// A world that no other test uses, told apart by a unique preferred language: tests that
 /// check which world code reads never confuse it with another test's world, even when tests

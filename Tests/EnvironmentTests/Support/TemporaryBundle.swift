@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TinyTestSupport
 
 /// Makes a bundle in a new temporary folder: one `<language>.lproj` folder per entry of
 /// `tables`, each with the `.strings` tables given, and an `Info.plist` naming the development

@@ -1,44 +1,7 @@
 import Foundation
 import Testing
 import TinyScheduling
-
-/// A lock-protected list that `@Sendable` actions on any thread can append to.
-// Safe: `elements` is only touched under `lock`.
-final class Log<Element: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var elements: [Element] = []
-
-  func append(_ element: Element) {
-    lock.withLock { elements.append(element) }
-  }
-
-  var all: [Element] {
-    lock.withLock { elements }
-  }
-}
-
-/// A lock-protected counter.
-// Safe: `value` is only touched under `lock`.
-final class Counter: @unchecked Sendable {
-  private let lock = NSLock()
-  private var count = 0
-
-  /// Adds one and returns the new count.
-  @discardableResult
-  func increment() -> Int {
-    lock.withLock {
-      count += 1
-      return count
-    }
-  }
-
-  var value: Int {
-    lock.withLock { count }
-  }
-}
-
-/// An object to hold weakly, to prove that whatever captured it let go.
-final class Canary: Sendable {}
+import TinyTestSupport
 
 /// One step of a script that drives a limiter or a debouncer through a fake launcher.
 ///
@@ -80,18 +43,18 @@ extension Debouncer: ScriptTarget {}
 func run(_ script: String, on target: some ScriptTarget, launcher: FakePeriodicTaskLauncher)
   -> String
 {
-  let log = Log<String>()
+  let log = Recorder<String>()
   for step in ScriptStep.parse(script) {
     switch step {
     case .execute(let name):
-      target.execute { log.append(name) }
+      target.execute { log.record(name) }
     case .tick:
-      log.append(launcher.isActive ? "|" : "-")
+      log.record(launcher.isActive ? "|" : "-")
       launcher.fire()
     case .cancel:
       target.cancel()
     case .flush:
-      log.append(target.flush() ? "F" : "f")
+      log.record(target.flush() ? "F" : "f")
     }
   }
   return log.all.joined(separator: " ")

@@ -1,3 +1,4 @@
+import TinyTestSupport
 @testable import TinyScheduling
 
 /// Runs `script` on a fresh state machine and returns what it asked for, as tokens.

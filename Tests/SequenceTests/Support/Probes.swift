@@ -1,4 +1,5 @@
 import Testing
+import TinyTestSupport
 
 /// A sequence that can be iterated once and counts the elements read from it, so tests can
 /// prove single-pass use and early exit.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TinyTestSupport
 
 /// The error that test promises are rejected with.
 struct TestError: Error, Equatable {
@@ -7,33 +8,6 @@ struct TestError: Error, Equatable {
 
   init(_ code: Int = 0) {
     self.code = code
-  }
-}
-
-/// A lock-protected list that `@Sendable` callbacks on any thread can append to.
-// Safe: `elements` is only touched under `lock`.
-final class Recorder<Element: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var elements: [Element] = []
-
-  func append(_ element: Element) {
-    lock.lock()
-    defer { lock.unlock() }
-    elements.append(element)
-  }
-
-  /// Empties the list and returns what it held.
-  func removeAll() -> [Element] {
-    lock.lock()
-    defer { lock.unlock() }
-    defer { elements = [] }
-    return elements
-  }
-
-  var all: [Element] {
-    lock.lock()
-    defer { lock.unlock() }
-    return elements
   }
 }
 
@@ -48,15 +22,6 @@ func finishOnNewThread(after delay: Double, _ finish: @escaping @Sendable () -> 
     finish()
   }
   thread.start()
-}
-
-/// Runs `body` on a new `Thread` (not a cooperative pool thread, which must never block) and
-/// returns its result without blocking the caller.
-func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-  await withCheckedContinuation { continuation in
-    let thread = Thread { continuation.resume(returning: body()) }
-    thread.start()
-  }
 }
 
 /// A key that marks the main queue, so a callback can tell whether it runs on it.

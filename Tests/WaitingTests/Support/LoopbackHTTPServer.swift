@@ -1,4 +1,5 @@
 import Foundation
+import TinyTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -107,7 +108,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {  // safe: mutable state on
       received.append(contentsOf: buffer[0..<count])
     }
     let head = String(decoding: received, as: UTF8.self)
-    requests.append(head.components(separatedBy: "\r\n").first ?? "")
+    requests.record(head.components(separatedBy: "\r\n").first ?? "")
     response.withUnsafeBytes { bytes in
       var offset = 0
       while offset < bytes.count {
