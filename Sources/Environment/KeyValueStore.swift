@@ -57,7 +57,7 @@ public struct KeyValueStore: Sendable {
   /// - Returns: A store reading and writing those user defaults.
   public static func userDefaults(suiteName: String? = nil) -> KeyValueStore {
     guard let backend = UserDefaultsBackend(suiteName: suiteName) else {
-      preconditionFailure(
+      fatalError(
         "KeyValueStore.userDefaults(suiteName:): UserDefaults refused the suite name "
           + "\"\(suiteName ?? "")\"")
     }
@@ -81,7 +81,7 @@ public struct KeyValueStore: Sendable {
   ///   - key: The key to store it under.
   public func set(_ value: some PropertyListValue, forKey key: String) {
     guard let normalized = PropertyList.normalized(value) else {
-      preconditionFailure(
+      fatalError(
         "KeyValueStore.set(_:forKey:): \(type(of: value)) is not a property-list value "
           + "(key \"\(key)\")")
     }

@@ -53,7 +53,7 @@ extension WorldKey {
   /// Stops the program with a message naming the key: this key has no mock, and a mock world
   /// must never fall back to the live value.
   public static var mockValue: Value {
-    preconditionFailure(
+    fatalError(
       """
       World.mock: \(String(reflecting: Self.self)) has no mockValue, and a mock world never \
       calls a live service. Declare `static var mockValue` on \(Self.self), or set the field \

@@ -49,7 +49,7 @@ public final class Debouncer: Sendable {
     launcher: any PeriodicTaskLauncher = DefaultPeriodicTaskLauncher()
   ) {
     guard interval > .zero else {
-      preconditionFailure(
+      fatalError(
         "Debouncer(interval:launcher:): interval must be positive, got \(interval)")
     }
     self.interval = interval

@@ -83,7 +83,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   ///   - task: What each tick runs, on the launcher's queue.
   public func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
     guard interval > .zero else {
-      preconditionFailure(
+      fatalError(
         "DefaultPeriodicTaskLauncher.every(_:launch:): interval must be positive, got \(interval)")
     }
     state.withLock { state in

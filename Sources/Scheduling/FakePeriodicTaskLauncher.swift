@@ -54,7 +54,7 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   ///   - task: What ``fire()`` runs.
   public func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
     guard interval > .zero else {
-      preconditionFailure(
+      fatalError(
         "FakePeriodicTaskLauncher.every(_:launch:): interval must be positive, got \(interval)")
     }
     state.withLock { state in

@@ -52,7 +52,7 @@ public final class RateLimiter: Sendable {
     launcher: any PeriodicTaskLauncher = DefaultPeriodicTaskLauncher()
   ) {
     guard interval > .zero else {
-      preconditionFailure(
+      fatalError(
         "RateLimiter(interval:launcher:): interval must be positive, got \(interval)")
     }
     self.interval = interval

@@ -67,10 +67,10 @@ public final class Waiter: Sendable {
   ///     default.
   public init(count: Int = 1, quantum: Duration = .milliseconds(100)) {
     guard count >= 1 else {
-      preconditionFailure("Waiter(count:quantum:): count must be at least 1, got \(count)")
+      fatalError("Waiter(count:quantum:): count must be at least 1, got \(count)")
     }
     guard quantum > .zero else {
-      preconditionFailure("Waiter(count:quantum:): quantum must be positive, got \(quantum)")
+      fatalError("Waiter(count:quantum:): quantum must be positive, got \(quantum)")
     }
     expectedCount = count
     self.quantum = quantum

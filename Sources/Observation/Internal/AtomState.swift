@@ -60,7 +60,7 @@ struct AtomState<Value: Sendable>: Sendable {
   mutating func updateConfirmed<Failure: Error>(
     error: (any Error)?, _ body: (inout Value) throws(Failure) -> Bool
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
-    guard var layers else { preconditionFailure("AtomState: no layers") }
+    guard var layers else { fatalError("AtomState: no layers") }
     var confirmed = layers.confirmed
     guard try body(&confirmed) else { return (value, nil) }
     self.layers = nil  // keeps `layers` uniquely referenced while it changes

@@ -63,7 +63,7 @@ struct Layers<Value, Waiter> {
   /// The value to commit for layer `id`, which must be first: its change applied to the
   /// confirmed value. Also returns the confirmed value's version.
   func valueToCommit(id: UInt64) -> (value: Value, version: UInt64) {
-    precondition(pending.first?.id == id, "Layers: layer \(id) committed out of turn")
+    guard pending.first?.id == id else { fatalError("Layers: layer \(id) committed out of turn") }
     var value = confirmed
     pending[0].apply(&value)
     return (value, version)
@@ -91,7 +91,7 @@ struct Layers<Value, Waiter> {
   }
 
   private mutating func removeFirst(_ id: UInt64) -> Layer {
-    precondition(pending.first?.id == id, "Layers: layer \(id) settled out of turn")
+    guard pending.first?.id == id else { fatalError("Layers: layer \(id) settled out of turn") }
     return pending.removeFirst()
   }
 

@@ -23,7 +23,7 @@ struct ActionTurn<Action: Sendable>: Sendable {
   /// Called after the running action returned: the next waiting action to run, or `nil` when
   /// none waits (then nothing is running any more).
   mutating func finish() -> Action? {
-    precondition(isRunning, "ActionTurn.finish(): no action is running")
+    guard isRunning else { fatalError("ActionTurn.finish(): no action is running") }
     guard !waiting.isEmpty else {
       isRunning = false
       return nil
