@@ -32,7 +32,7 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
   }
 }
 
-@Suite struct ToolchainNamesTests {
+@Suite(.timeLimit(.minutes(1))) struct ToolchainNamesTests {
   @Test func appleObservationAndTinyModulesShareAFile() throws {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let basket = Basket()

@@ -30,20 +30,18 @@
 
   /// State that is only ever read or written with its lock held.
   @usableFromInline
-  struct Locked<State: Sendable>: ~Copyable, Sendable {
-    /// The state, with the lock in the same allocation (a lock must not move in memory).
-    @usableFromInline
-    final class Storage: ManagedBuffer<State, os_unfair_lock_s>, @unchecked Sendable {
-      // @unchecked: the header (the state) is only reached with the element (the lock) held.
-    }
+  struct Locked<State: Sendable>: ~Copyable, @unchecked Sendable {
+    // @unchecked: the state in `buffer` is only reached with the lock in `buffer` held.
 
-    @usableFromInline let storage: Storage
+    /// The state, with the lock in the same allocation (a lock must not move in memory).
+    @usableFromInline typealias Buffer = ManagedBuffer<State, os_unfair_lock_s>
+
+    @usableFromInline let buffer: Buffer
 
     @inlinable
     init(_ state: State) {
-      let buffer = Storage.create(minimumCapacity: 1) { _ in state }
+      buffer = Buffer.create(minimumCapacity: 1) { _ in state }
       buffer.withUnsafeMutablePointerToElements { $0.initialize(to: os_unfair_lock_s()) }
-      storage = unsafeDowncast(buffer, to: Storage.self)
     }
 
     /// Runs `body` with exclusive access to the state and returns what it returns.
@@ -53,7 +51,7 @@
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-      let (state, lock) = storage.withUnsafeMutablePointers { ($0, $1) }
+      let (state, lock) = buffer.withUnsafeMutablePointers { ($0, $1) }
       os_unfair_lock_lock(lock)
       defer { os_unfair_lock_unlock(lock) }
       return try body(&state.pointee)
