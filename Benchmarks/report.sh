@@ -11,20 +11,25 @@
 #
 # Usage, from Benchmarks/:  [RUNS=3] ./report.sh SequenceBenchmarks [benchmark arguments...]
 # KEEP_RAW=<file> also keeps the harness's raw output there (custom metrics such as latencies
-# are not tabulated; read them from it).
+# are not tabulated; read them from it). FROM_RAW=<file> tabulates a raw output kept earlier
+# instead of running anything (compare-revisions.sh uses it).
 set -euo pipefail
 cd "$(dirname "$0")"
 target=${1:?usage: [RUNS=3] ./report.sh <TargetName> [benchmark arguments...]}
 shift
 runs=${RUNS:-3}
 raw=$(mktemp)
-for run in $(seq 1 "$runs"); do
-  echo "run $run of $runs" >&2
-  swift package --disable-sandbox benchmark --target "$target" --no-progress "$@" >>"$raw"
-done
-echo "Command: \`cd Benchmarks && RUNS=$runs ./report.sh $target${*:+ $*}\`" \
-  "($(date +%F), $(nproc) cores, $(swift --version 2>&1 | head -1 | sed 's/ (.*//'))"
-echo
+if [ -n "${FROM_RAW:-}" ]; then
+  cp "$FROM_RAW" "$raw"
+else
+  for run in $(seq 1 "$runs"); do
+    echo "run $run of $runs" >&2
+    swift package --disable-sandbox benchmark --target "$target" --no-progress "$@" >>"$raw"
+  done
+  echo "Command: \`cd Benchmarks && RUNS=$runs ./report.sh $target${*:+ $*}\`" \
+    "($(date +%F), $(nproc) cores, $(swift --version 2>&1 | head -1 | sed 's/ (.*//'))"
+  echo
+fi
 awk '
   function trim(s) { gsub(/^[ \t│]+|[ \t│*]+$/, "", s); return s }
   function median(list,    values, m, i, j, t) {
