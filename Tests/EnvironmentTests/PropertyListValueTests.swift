@@ -7,7 +7,7 @@ import TinyTestSupport
 /// do: stores must stop with a message rather than write something unreadable.
 private struct NotAPropertyList: PropertyListValue {}
 
-@Suite struct PropertyListValueTests {
+@Suite(.timeLimit(.minutes(1))) struct PropertyListValueTests {
   @Test func theConformingTypesAreThePropertyListTypes() {
     func accepts<Value: PropertyListValue>(_: Value.Type) -> Bool { true }
     #expect(accepts(Bool.self) && accepts(Int.self) && accepts(Double.self))
