@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Tests that change the global world. They restore it before they end, and other tests never
 /// depend on what the global world is (they tell worlds apart by unique markers).
-@Suite(.serialized) struct CurrentTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct CurrentTests {
   @Test func outsideAnyScopeAssignmentsChangeTheGlobalWorld() async {
     let saved = Current
     defer { Current = saved }
@@ -59,5 +59,28 @@ import TinyTestSupport
       }
     }
     #expect(validReads.value == threads * rounds)
+  }
+
+  @Test func aDeinitRunByAssigningTheGlobalWorldCanReadAndAssignCurrent() {
+    let saved = Current
+    defer { Current = saved }
+    let seen = Recorder<String?>()
+    do {
+      let probe = OnDeinit {
+        seen.record(currentMarker)
+        Current.preferredLanguages = ["x-set-by-deinit"]
+      }
+      var (world, _) = markedWorld()
+      world.date = { [probe] in
+        _ = probe
+        return .distantPast
+      }
+      Current = world
+    }
+    let (next, nextMarker) = markedWorld()
+    Current = next  // releases the old world, whose closure holds the probe
+    // The deinit ran after the assignment took effect, and its own assignment stuck.
+    #expect(seen.all == [nextMarker])
+    #expect(Current.preferredLanguages == ["x-set-by-deinit"])
   }
 }

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
-import TinyEnvironment
+@testable import TinyEnvironment
 import TinyTestSupport
 
 /// A type that conforms although it is not a property-list value, which the guide says not to
 /// do: stores must stop with a message rather than write something unreadable.
 private struct NotAPropertyList: PropertyListValue {}
 
-@Suite struct PropertyListValueTests {
+@Suite(.timeLimit(.minutes(1))) struct PropertyListValueTests {
   @Test func theConformingTypesAreThePropertyListTypes() {
     func accepts<Value: PropertyListValue>(_: Value.Type) -> Bool { true }
     #expect(accepts(Bool.self) && accepts(Int.self) && accepts(Double.self))
@@ -26,5 +26,31 @@ private struct NotAPropertyList: PropertyListValue {}
       let suite = "org.tinyblocks.tests.\(UUID().uuidString)"
       KeyValueStore.userDefaults(suiteName: suite).set(NotAPropertyList(), forKey: "bad")
     }
+  }
+}
+
+/// How numbers from a property-list API are told apart: Apple platforms' `UserDefaults` hands
+/// back `NSNumber`s, and every `NSNumber` also casts to `Bool`, `Int` and `Double`.
+@Suite(.timeLimit(.minutes(1))) struct PropertyListNumberTests {
+  @Test func numbersKeepTheirKind() throws {
+    #expect(try PropertyList.normalized(NSNumber(value: true)) as? Bool == true)
+    #expect(try PropertyList.normalized(NSNumber(value: false)) as? Bool == false)
+    #expect(try PropertyList.normalized(NSNumber(value: true)) as? Int == nil)
+    #expect(try PropertyList.normalized(NSNumber(value: 1)) as? Int == 1)
+    #expect(try PropertyList.normalized(NSNumber(value: 1)) as? Bool == nil)
+    #expect(try PropertyList.normalized(NSNumber(value: Int64.max)) as? Int == Int.max)
+    #expect(try PropertyList.normalized(NSNumber(value: Int32.min)) as? Int == Int(Int32.min))
+    #expect(try PropertyList.normalized(NSNumber(value: UInt32.max)) as? Int == Int(UInt32.max))
+    #expect(try PropertyList.normalized(NSNumber(value: 2.5)) as? Double == 2.5)
+    #expect(try PropertyList.normalized(NSNumber(value: 1.0)) as? Double == 1.0)
+    #expect(try PropertyList.normalized(NSNumber(value: Float(1.5))) as? Double == 1.5)
+    let negativeZero = try PropertyList.normalized(NSNumber(value: -0.0)) as? Double
+    #expect(negativeZero?.bitPattern == (-0.0).bitPattern)
+    #expect(throws: PropertyList.Problem.self) {
+      try PropertyList.normalized(NSNumber(value: UInt64.max))
+    }
+    let array = try PropertyList.normalized([NSNumber(value: true), NSNumber(value: 1)] as [Any])
+    #expect((array as? [any Sendable])?.first is Bool)
+    #expect((array as? [any Sendable])?.last is Int)
   }
 }

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite struct WithWorldTests {
+@Suite(.timeLimit(.minutes(1))) struct WithWorldTests {
   @Test func aScopeReplacesTheWorldAndRestoresItOnExit() {
     let (outer, outerMarker) = markedWorld()
     let (inner, innerMarker) = markedWorld()
@@ -285,5 +285,58 @@ import TinyTestSupport
       }
     }
     #expect(weakAsync == nil)
+  }
+
+  @Test func aDeinitRunByAssigningAScopesWorldCanReadAndAssignCurrent() {
+    let seen = Recorder<String?>()
+    let (world, marker) = markedWorld()
+    withWorld(world) {
+      do {
+        let probe = OnDeinit {
+          seen.record(currentMarker)
+          Current.date = { .distantFuture }
+        }
+        Current.date = { [probe] in
+          _ = probe
+          return .distantPast
+        }
+      }
+      Current.date = { .distantPast }  // releases the closure that holds the probe
+      #expect(seen.all == [marker])
+      #expect(Current.date() == .distantFuture)
+    }
+  }
+
+  @Test func aDeinitRunAsAScopeEndsSeesTheOuterWorldAndCanAssignIt() async {
+    let seen = Recorder<String?>()
+    let (outer, outerMarker) = markedWorld()
+    withWorld(outer) {
+      withWorld(.mock) {
+        let probe = OnDeinit {
+          seen.record(currentMarker)
+          Current.locale = Locale(identifier: "fr_FR")
+          withWorld(.mock) { seen.record(currentMarker) }
+        }
+        Current.date = { [probe] in
+          _ = probe
+          return .distantPast
+        }
+      }
+      #expect(seen.all == [outerMarker, nil])
+      #expect(Current.locale.identifier == "fr_FR")
+    }
+    // The same from a task, whose scope ends on the task's executor.
+    let fromTask = Recorder<String?>()
+    await withWorld(outer) {
+      await withWorld(.mock) { () async in
+        let probe = OnDeinit { fromTask.record(currentMarker) }
+        Current.date = { [probe] in
+          _ = probe
+          return .distantPast
+        }
+        await Task.yield()
+      }
+    }
+    #expect(fromTask.all == [outerMarker])
   }
 }

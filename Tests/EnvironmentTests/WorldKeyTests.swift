@@ -14,7 +14,35 @@ private enum ProbeKey: WorldKey {
   static var mockValue: String { "mock" }
 }
 
-@Suite struct WorldKeyTests {
+/// Keys that share their name, `Key`, in three scopes.
+private enum FirstScope {
+  enum Key: WorldKey {
+    static var liveValue: String { "first live" }
+    static var mockValue: String { "first mock" }
+  }
+}
+
+private enum SecondScope {
+  enum Key: WorldKey {
+    static var liveValue: String { "second live" }
+    static var mockValue: String { "second mock" }
+  }
+}
+
+private enum ThirdScope {
+  enum Key: WorldKey {
+    static var liveValue: Int { 0 }
+    static var mockValue: Int { 3 }
+  }
+}
+
+/// One generic key whose specializations are distinct keys.
+private enum TaggedKey<Tag>: WorldKey {
+  static var liveValue: String { "\(Tag.self) live" }
+  static var mockValue: String { "\(Tag.self) mock" }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct WorldKeyTests {
   @Test func aWorldWithoutAValueGivesTheLiveOrMockValue() {
     let before = ProbeKey.liveReads.value
     #expect(World.mock[ProbeKey.self] == "mock")
@@ -81,6 +109,43 @@ private enum ProbeKey: WorldKey {
     withWorld(.mock) {
       Current[LiveOnlyKey.self] = "stub"
       #expect(Current[LiveOnlyKey.self] == "stub")
+    }
+  }
+
+  @Test func keysWithTheSameNameInTwoScopesStayApart() {
+    var world = World.mock
+    #expect(world[FirstScope.Key.self] == "first mock")
+    #expect(world[SecondScope.Key.self] == "second mock")
+    #expect(world[ThirdScope.Key.self] == 3)
+    world[FirstScope.Key.self] = "one"
+    #expect(world[SecondScope.Key.self] == "second mock")
+    world[SecondScope.Key.self] = "two"
+    world[ThirdScope.Key.self] = 33
+    #expect(world[FirstScope.Key.self] == "one")
+    #expect(world[SecondScope.Key.self] == "two")
+    #expect(world[ThirdScope.Key.self] == 33)
+    // One generic key, two specializations: two keys.
+    #expect(world[TaggedKey<Int>.self] == "Int mock")
+    world[TaggedKey<Int>.self] = "for Int"
+    #expect(world[TaggedKey<String>.self] == "String mock")
+    #expect(World.live[TaggedKey<String>.self] == "String live")
+    #expect(world[TaggedKey<Int>.self] == "for Int")
+  }
+
+  @Test func aDeinitRunByReplacingAKeysValueCanReadAndSetKeys() {
+    withWorld(.mock) {
+      let seen = Recorder<String>()
+      do {
+        let probe = OnDeinit {
+          seen.record(Current[ProbeKey.self])
+          Current[ProbeKey.self] = "set by deinit"
+          Current.track = { _ in }
+        }
+        Current.track = { [probe] _ in _ = probe }
+      }
+      Current.track = { _ in }  // releases the closure that holds the probe
+      #expect(seen.all == ["mock"])
+      #expect(Current[ProbeKey.self] == "set by deinit")
     }
   }
 }

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite struct WorldLiveAndMockTests {
+@Suite(.timeLimit(.minutes(1))) struct WorldLiveAndMockTests {
   @Test func theMockWorldIsDeterministic() {
     let world = World.mock
     #expect(world.date() == Date(timeIntervalSinceReferenceDate: 0))
@@ -61,5 +61,22 @@ import TinyTestSupport
     #expect(world.timeZone.identifier == TimeZone.current.identifier)
     #expect(world.locale.identifier == Locale.current.identifier)
     #expect(world.calendar.identifier == Calendar.current.identifier)
+  }
+
+  @Test func aDeinitThatDrawsFromTheMockSequenceContinuesIt() {
+    withWorld(.mock) {
+      #expect(Current.uuid().uuidString.hasSuffix("000000000000"))
+      let drawn = Recorder<String>()
+      do {
+        let probe = OnDeinit { drawn.record(Current.uuid().uuidString) }
+        Current.date = { [probe] in
+          _ = probe
+          return .distantPast
+        }
+      }
+      Current.date = { .distantPast }
+      #expect(drawn.all == ["00000000-0000-0000-0000-000000000001"])
+      #expect(Current.uuid().uuidString == "00000000-0000-0000-0000-000000000002")
+    }
   }
 }

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite struct WorldTests {
+@Suite(.timeLimit(.minutes(1))) struct WorldTests {
   @Test func aWorldIsAValue() {
     let original = World.mock
     var copy = original
@@ -107,5 +107,25 @@ import TinyTestSupport
       }
     }
     #expect(keys == 8 * 500)
+  }
+
+  @Test func aDeinitRunBySettingAFieldCanReadAndAssignCurrent() {
+    withWorld(.mock) {
+      let seen = Recorder<UUID>()
+      var world = World.mock
+      do {
+        let probe = OnDeinit {
+          seen.record(Current.uuid())
+          Current.uuid = { UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+        }
+        world.uuid = { [probe] in
+          _ = probe
+          return UUID()
+        }
+      }
+      world.uuid = { UUID() }  // releases the closure that holds the probe
+      #expect(seen.all.map(\.uuidString) == ["00000000-0000-0000-0000-000000000000"])
+      #expect(Current.uuid().uuidString == "01000000-0000-0000-0000-000000000000")
+    }
   }
 }

@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite struct ContainsAllAnyTests {
+@Suite(.timeLimit(.minutes(1))) struct ContainsAllAnyTests {
   /// Rows: the sequence, the candidates, `contains(allOf:)`, `contains(anyOf:)`.
   static let table: [(elements: [Int], candidates: [Int], all: Bool, any: Bool)] = [
     ([], [], true, false),
@@ -79,11 +79,32 @@ import TinyTestSupport
   }
 
   @Test func answersOnInfiniteSequencesWhenTheCandidatesOccur() {
-    #expect((1...).contains(allOf: [500, 3]))
-    #expect((1...).contains(allOf: Array(stride(from: 5, through: 100, by: 5))))
-    #expect((1...).contains(anyOf: Array(-20...(-1)) + [1_000]))
-    #expect((1...).lazy.map { $0 * $0 }.contains(anyOf: [99, 144]))
-    #expect((1...).lazy.map(EquatableOnly.init).contains(allOf: [EquatableOnly(value: 9)]))
+    // Each sequence counts up from 1 without end, but fails the test and ends after a million
+    // elements, far more than any of these answers needs: a search that does not stop at the
+    // answer fails with a message instead of hanging.
+    #expect(Naturals().contains(allOf: [500, 3]))
+    #expect(Naturals().contains(allOf: Array(stride(from: 5, through: 100, by: 5))))
+    #expect(Naturals().contains(allOf: Array(1...20)))  // hashing
+    #expect(Naturals().contains(anyOf: Array(-20...(-1)) + [1_000]))  // hashing
+    #expect(Naturals().contains(anyOf: [-1, 7]))
+    #expect(Naturals().lazy.map { $0 * $0 }.contains(anyOf: [99, 144]))
+    #expect(Naturals().lazy.map(EquatableOnly.init).contains(allOf: [EquatableOnly(value: 9)]))
+    #expect(Naturals().lazy.map(EquatableOnly.init).contains(anyOf: [EquatableOnly(value: 9)]))
+  }
+
+  @Test func theCandidatesAreReadOnceUpFront() {
+    for count in [0, 3, 12] {
+      let forAll = SinglePass(Array(0..<count))
+      #expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].contains(allOf: forAll))
+      #expect(forAll.readCount == count)
+      // Read whole even when the first element already answers.
+      let forAny = SinglePass(Array(0..<count))
+      #expect([0].contains(anyOf: forAny) == (count > 0))
+      #expect(forAny.readCount == count)
+      let equatable = SinglePass((0..<count).map(EquatableOnly.init))
+      #expect([EquatableOnly(value: 0)].contains(anyOf: equatable) == (count > 0))
+      #expect(equatable.readCount == count)
+    }
   }
 
   @Test func acceptsAnySequenceOfCandidates() {

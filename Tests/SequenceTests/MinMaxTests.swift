@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite struct MinMaxTests {
+@Suite(.timeLimit(.minutes(1))) struct MinMaxTests {
   /// Rows: the keys, the id `max(of:)` returns, the id `min(of:)` returns (ids are positions).
   static let table: [(keys: [Double], max: Int?, min: Int?)] = [
     ([], nil, nil),
@@ -59,6 +59,39 @@ import TinyTestSupport
     let minimum = CallCounter()
     #expect(words.min(of: minimum.count { $0.count }) == "fig")
     #expect(minimum.count == words.count)
+  }
+
+  @Test func oneElementIsReturnedAfterOneKeyCall() {
+    let keys = CallCounter()
+    #expect(["only"].max(of: keys.count { $0.count }) == "only")
+    #expect(["only"].min(of: keys.count { $0.count }) == "only")
+    #expect(keys.count == 2)
+    let empty = CallCounter()
+    #expect([String]().max(of: empty.count { $0.count }) == nil)
+    #expect(empty.count == 0)
+  }
+
+  @Test func minOfStopsReadingAtTheFirstError() {
+    let input = SinglePass([4, 8, 15, 16])
+    do throws(Boom) {
+      _ = try input.min { (value: Int) throws(Boom) -> Int in
+        if value == 8 { throw Boom(at: value) }
+        return value
+      }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == Boom(at: 8))
+    }
+    #expect(input.readCount == 2)
+  }
+
+  @Test func integerKeysTieAndSkipNothing() {
+    let pairs = [
+      (id: 0, key: 2), (id: 1, key: 5), (id: 2, key: 5), (id: 3, key: -1), (id: 4, key: -1),
+    ]
+    #expect(pairs.max(of: \.key)?.id == 1)
+    #expect(pairs.min(of: \.key)?.id == 3)
+    #expect([(id: 0, key: Int.min)].min(of: \.key)?.id == 0)
   }
 
   @Test func worksWithAnyComparableKey() {

@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite struct ReduceTests {
+@Suite(.timeLimit(.minutes(1))) struct ReduceTests {
   @Test(
     "seedless reduce of Ints",
     arguments: [

@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite struct SumTests {
+@Suite(.timeLimit(.minutes(1))) struct SumTests {
   @Test(
     "sum of Ints",
     arguments: [
@@ -74,25 +74,79 @@ import TinyTestSupport
     #expect((1...10).lazy.filter { $0.isMultiple(of: 2) }.sum() == 30)
   }
 
-  @Test func integerOverflowTrapsLikePlus() async {
-    await #expect(processExitsWith: .failure) {
-      _ = [Int.max, 1].sum()
+  @Test(
+    arguments: [
+      (OverflowCase.intMaxPlusOne, "Sequence.sum(): Int overflow adding 1 to 9223372036854775807"),
+      // The partial sum overflows, even though the total would fit.
+      (.partialSumOverflows, "Sequence.sum(): Int overflow adding 1 to 9223372036854775807"),
+      (.int8, "Sequence.sum(): Int8 overflow adding 1 to 127"),
+      (.unsignedUnderflowFree, "Sequence.sum(): UInt overflow adding 1 to 18446744073709551615"),
+      (
+        .sumOf,
+        "Sequence.sum(of:): Int overflow adding -9223372036854775808 to -9223372036854775808"
+      ),
+    ])
+  func integerOverflowStopsTheProgramWithAMessage(overflow: OverflowCase, message: String) async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      [overflow = overflow as OverflowCase] in
+      // The result is printed so that the optimizer cannot drop the call.
+      print(overflow.run())
     }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(standardError.contains(message))
+  }
+
+  @Test func overflowFromGenericCodeStillStopsTheProgram() async {
     await #expect(processExitsWith: .failure) {
-      _ = [Int.max, 1, -1].sum()  // the partial sum overflows, even though the total would fit
+      print(genericSum([Int.max, 1]))
     }
-    await #expect(processExitsWith: .failure) {
-      _ = [Int8(100), 27, 1].sum()
+  }
+
+  @Test func sumOfAddsFromLeftToRight() {
+    #expect([1e16, 1, -1e16].sum(of: { $0 }) == (1e16 + 1) - 1e16)
+    #expect([Int.max, -1, 1].sum(of: { $0 }) == Int.max)
+    #expect([Int8.max, -1, 1].sum() == Int8.max)
+  }
+
+  @Test func aThrownErrorStopsReadingForNonIntegerValuesToo() {
+    let input = SinglePass([1.5, 2.5, 3.5])
+    do throws(Boom) {
+      _ = try input.sum { (value: Double) throws(Boom) -> Double in
+        if value == 2.5 { throw Boom(at: 2) }
+        return value
+      }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == Boom(at: 2))
     }
-    await #expect(processExitsWith: .failure) {
-      _ = [UInt.max, 1].sum()
-    }
-    await #expect(processExitsWith: .failure) {
-      _ = ["a", "b"].sum(of: { _ in Int.min })
-    }
+    #expect(input.readCount == 2)
   }
 
   @Test func wrappingArithmeticIsSpelledWithTheSeededReduce() {
     #expect([Int.max, 1].reduce(0, &+) == Int.min)
   }
+}
+
+/// The overflowing sums, run in a child process.
+enum OverflowCase: String, Codable, CustomTestStringConvertible {
+  case intMaxPlusOne, partialSumOverflows, int8, unsignedUnderflowFree, sumOf
+
+  var testDescription: String { rawValue }
+
+  /// Computes the sum, which overflows.
+  func run() -> String {
+    switch self {
+    case .intMaxPlusOne: "\([Int.max, 1].sum())"
+    case .partialSumOverflows: "\([Int.max, 1, -1].sum())"
+    case .int8: "\([Int8(100), 27, 1].sum())"
+    case .unsignedUnderflowFree: "\([UInt.max, 1].sum())"
+    case .sumOf: "\(["a", "b"].sum(of: { _ in Int.min }))"
+    }
+  }
+}
+
+/// `sum()` as generic code reaches it, where the elements are only known to be
+/// `AdditiveArithmetic`.
+func genericSum<Element: AdditiveArithmetic>(_ elements: [Element]) -> Element {
+  elements.sum()
 }

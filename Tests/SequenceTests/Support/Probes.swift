@@ -77,3 +77,21 @@ struct SeededGenerator: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// 1, 2, 3, … without end, as far as a correct search can tell: after a million elements it
+/// records a test failure and ends, so that a search that never stops fails instead of hanging.
+struct Naturals: Sequence {
+  static let limit = 1_000_000
+
+  func makeIterator() -> AnyIterator<Int> {
+    var next = 0
+    return AnyIterator {
+      next += 1
+      guard next <= Self.limit else {
+        Issue.record("read \(Self.limit) elements of an endless sequence: the search did not stop")
+        return nil
+      }
+      return next
+    }
+  }
+}
