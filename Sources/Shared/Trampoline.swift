@@ -93,14 +93,20 @@ enum Trampoline {
   @usableFromInline
   static func release<Value>(_ value: consuming Value) {
     if enter() {
-      _ = consume value
+      destroy(consume value)
       leave()
     } else {
-      var kept: Value? = consume value
-      enqueue { kept = nil }
-      _ = kept
+      enqueue { [value = consume value] in _ = value }
     }
   }
+
+  /// Destroys `value` inside this call. Out of line on purpose: an optimized build may end a
+  /// value's lifetime at its last use, which for a value that is only released is before
+  /// ``enter()``, where the `deinit`s it sets off would nest again; handing it to a call that
+  /// is not inlined pins the release between ``enter()`` and ``leave()``.
+  @usableFromInline
+  @inline(never)
+  static func destroy<Value>(_ value: consuming Value) {}
 
   /// Runs the queued work, first in, first out, until none is left.
   @usableFromInline
