@@ -276,9 +276,9 @@ import TinyTestSupport
   }
 
   @Test func whileAnotherThreadCallsTheLauncherItsCommandsFollowInOrder() {
-    // The launcher's start() is held on one thread; meanwhile cancel() returns at once, its
-    // stop left to that thread, after the start. No kept action runs after cancel() returns,
-    // though the launcher still ticks until then.
+    // The launcher's start() is held on one thread; meanwhile cancel() and execute() return at
+    // once, their stop and start left to that thread, in order, after the start. No kept action
+    // runs after cancel() returns, though the launcher still ticks until the stop.
     let launcher = ScriptedLauncher()
     let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
     let log = Recorder<String>()
@@ -296,11 +296,13 @@ import TinyTestSupport
     #expect(launcher.calls == ["every", "start"])
     #expect(launcher.isActive)
     launcher.fire()  // a tick that arrives quiescent does nothing
+    limiter.execute { log.record("b") }  // quiescent: "at once", right after a; starts again
+    #expect(launcher.calls == ["every", "start"])
     proceed.open()
     first.wait()
-    #expect(launcher.calls == ["every", "start", "stop"])
-    #expect(!launcher.isActive)
-    #expect(log.all == ["a"])
+    #expect(launcher.calls == ["every", "start", "stop", "start"])
+    #expect(launcher.isActive)
+    #expect(log.all == ["a", "b"])
   }
 
   @Test func aTickWhileAnActionRunsOnAnotherThreadIsSkipped() {
