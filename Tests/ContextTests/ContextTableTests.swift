@@ -208,6 +208,22 @@ import TinyTestSupport
     print("a chain of \(size) owners freed in \(operations) lookups (bound \(12 * size))")
   }
 
+  @Test func anObjectThatAReclaimedContextHeldButThatLivesOnKeepsItsContext() {
+    // The follow-up after a reclaim only reclaims entries whose object is gone.
+    let table = ContextTable()
+    let survivor = Link(released: Counter())
+    table.contextInfo(for: survivor)[key] = 7
+    do {
+      let owner = Model()
+      table.contextInfo(for: owner)[nextLinkKey] = survivor
+      table.contextInfo(for: owner)["also"] = survivor
+    }
+    let probe = Model()
+    for _ in 0..<(12 * 2) where table.count == 2 { _ = table.hasContext(for: probe) }
+    #expect(table.count == 1)
+    #expect(table.contextInfo(for: survivor)[key] == 7)
+  }
+
   @Test func aLongChainOfOwnersInATableIsFreedOnASmallStack() {
     // Freeing the chain follows it from each reclaimed context to the next owner's slot: a
     // loop, not a recursion as deep as the chain.
