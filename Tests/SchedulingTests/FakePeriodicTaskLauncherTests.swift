@@ -51,6 +51,20 @@ import TinyTestSupport
     #expect(!launcher.isActive)
   }
 
+  @Test func startStopAndEveryNeverRunTheTask() {
+    let launcher = FakePeriodicTaskLauncher()
+    let ticks = Counter()
+    launcher.start()
+    launcher.every(.seconds(1)) { ticks.increment() }
+    launcher.start()
+    launcher.stop()
+    launcher.start()
+    launcher.every(.seconds(2)) { ticks.increment() }
+    #expect(ticks.value == 0)
+    #expect(launcher.fire())
+    #expect(ticks.value == 1)
+  }
+
   @Test func everyReplacesTheTaskAndTheInterval() {
     let launcher = FakePeriodicTaskLauncher()
     let log = Recorder<String>()
