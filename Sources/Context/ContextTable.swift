@@ -162,8 +162,8 @@ public final class ContextTable: Sendable {
   /// queues them), so a chain is freed as a loop, one slot per step, on the calling thread.
   private func followUp(_ reclaimed: consuming ContextStorage?, held: [ObjectIdentifier]) {
     var context = consume reclaimed
-    Trampoline.run {
-      _ = context.take()  // released here, or when the thread's releases reach it
+    Trampoline.runQueued {
+      _ = context.take()  // its values are queued after this, by its deinit
       Trampoline.enqueue { [self] in
         var leftovers = SideTable.Leftovers()
         table.withLock { table in

@@ -341,7 +341,7 @@ struct Boom: Error, Equatable {}
       if case .table = kind, let table = keepAlive.last as? ContextTable {
         kept.append(table.contextInfo(for: keepAlive[0]))  // a view of the existing context
       }
-      #expect(gone != nil)
+      withExtendedLifetime(keepAlive) { #expect(gone != nil) }
     }
     #expect(gone == nil)
     #expect(kept.allSatisfy { $0[key] == 1 })  // the views keep the values

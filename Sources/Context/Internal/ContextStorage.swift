@@ -16,12 +16,13 @@ final class ContextStorage: Sendable {
   init() {}
 
   deinit {
-    // Handed over as a temporary, so that the trampoline holds the only reference.
-    Trampoline.release(
-      values.withLock { values in
-        defer { values = ContextValues() }
-        return values
-      })
+    var taken: ContextValues? = values.withLock { values in
+      defer { values = ContextValues() }
+      return values
+    }
+    guard taken?.count != 0 else { return }
+    // The closure holds the only reference to the values: they go when it runs.
+    Trampoline.runQueued { _ = taken.take() }
   }
 
   /// The value stored under `key`, if any; else, with `orDefault`, the key's default.
