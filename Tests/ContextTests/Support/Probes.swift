@@ -83,3 +83,48 @@ struct WeakReferences {
     references.filter { $0.object != nil }.count
   }
 }
+
+/// A link of a chain of owners: its context holds the next link, so releasing the first
+/// releases the whole chain. It counts its own release.
+final class Link: ContextCarrying, Sendable {
+  let released: Counter
+
+  init(released: Counter) {
+    self.released = released
+  }
+
+  deinit {
+    released.increment()
+  }
+}
+
+/// A link that owns its context (`let contextInfo = ContextInfo()`).
+final class OwnerHeldLink: ContextCarrying, Sendable {
+  let contextInfo = ContextInfo()
+  let released: Counter
+
+  init(released: Counter) {
+    self.released = released
+  }
+
+  deinit {
+    released.increment()
+  }
+}
+
+/// The key under which each link of a chain holds the next one.
+let nextLinkKey = ContextKey<Link>("next")
+let nextOwnerHeldLinkKey = ContextKey<OwnerHeldLink>("next")
+
+/// Runs `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on Apple
+/// platforms, and returns a gate that opens when it has finished.
+func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
+  let finished = Gate()
+  let thread = Thread {
+    body()
+    finished.open()
+  }
+  thread.stackSize = 512 * 1_024
+  thread.start()
+  return finished
+}
