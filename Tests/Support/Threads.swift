@@ -122,6 +122,21 @@ public func startThread(_ body: @escaping @Sendable () -> Void) -> Gate {
   return finished
 }
 
+/// Starts `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on
+/// Apple platforms, and returns at once, with a gate that opens when it finishes: deep
+/// recursion that a chain of user data could cause overflows there.
+@discardableResult
+public func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
+  let finished = Gate()
+  let thread = Thread {
+    body()
+    finished.open()
+  }
+  thread.stackSize = 512 * 1_024
+  thread.start()
+  return finished
+}
+
 /// Runs `body(index)` on `count` new threads, released together once all exist, and returns
 /// when every one has finished, without blocking the caller's thread.
 public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {

@@ -65,17 +65,4 @@ import TinyTestSupport
     thread.wait()
     #expect(released.value == links)
   }
-
-  /// Runs `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on
-  /// Apple platforms.
-  private func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
-    let finished = Gate()
-    let thread = Thread {
-      body()
-      finished.open()
-    }
-    thread.stackSize = 512 * 1_024
-    thread.start()
-    return finished
-  }
 }

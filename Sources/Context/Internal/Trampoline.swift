@@ -76,6 +76,10 @@ enum Trampoline {
 
   /// Runs `work` now, and the work it queues after it, or queues it when this thread is already
   /// running trampolined work.
+  ///
+  /// `work` may run inline. If what matters is that the values it releases are released while
+  /// the thread runs trampolined work, use ``runQueued(_:)`` or ``release(_:)``: an optimized
+  /// build may move a release that `work` makes, once inlined, ahead of ``enter()``.
   @usableFromInline
   static func run(_ work: @escaping () -> Void) {
     if enter() {
@@ -84,6 +88,19 @@ enum Trampoline {
     } else {
       enqueue(work)
     }
+  }
+
+  /// Runs `work` from this thread's queue: at once (after any work already queued) when the
+  /// thread runs no trampolined work, otherwise after the current piece.
+  ///
+  /// Unlike ``run(_:)``, `work` never runs inline, only through the queue's indirect call, so
+  /// everything it releases is released while the thread is the queue's runner, in any build.
+  /// It costs one closure allocation.
+  @usableFromInline
+  static func runQueued(_ work: @escaping () -> Void) {
+    let entered = enter()
+    enqueue(work)
+    if entered { leave() }
   }
 
   /// Releases `value` without nesting: when this thread is already running trampolined work,

@@ -115,16 +115,3 @@ final class OwnerHeldLink: ContextCarrying, Sendable {
 /// The key under which each link of a chain holds the next one.
 let nextLinkKey = ContextKey<Link>("next")
 let nextOwnerHeldLinkKey = ContextKey<OwnerHeldLink>("next")
-
-/// Runs `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on Apple
-/// platforms, and returns a gate that opens when it has finished.
-func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
-  let finished = Gate()
-  let thread = Thread {
-    body()
-    finished.open()
-  }
-  thread.stackSize = 512 * 1_024
-  thread.start()
-  return finished
-}

@@ -125,33 +125,29 @@ func stress(
   await withCheckedContinuation { continuation in
     Thread {
       probe.markFiringThread()
-      let done = DispatchGroup()
-      let ticked = DispatchSemaphore(value: 0)
+      let finished = Counter()
+      let ticked = Gate()
       for thread in 0..<stressThreads {
-        done.enter()
         Thread {
           for index in 0..<stressExecutesPerThread {
             execute { probe.ran(thread: thread, index: index) }
-            if index == 0 {
-              ticked.wait()
-              ticked.signal()
-            }
+            if index == 0 { ticked.wait() }
           }
-          done.leave()
+          finished.increment()
         }.start()
       }
       var result = StressResult()
-      while done.wait(timeout: .now()) == .timedOut {
+      while finished.value < stressThreads {
         let before = probe.runsOnFiringThread
         if launcher.fire() {
           result.ticks += 1
-          if result.ticks == 1 { ticked.signal() }
+          if result.ticks == 1 { ticked.open() }
         }
         result.maxActionsPerTick = max(
           result.maxActionsPerTick, probe.runsOnFiringThread - before)
-        // Pacing, not synchronisation: a timer that spun a core would starve the real-time
-        // tests that run in parallel (under the thread sanitizer, on two cores).
-        usleep(20)
+        // Pacing, not synchronisation: a timer that spun a core would starve the real-time tests
+        // that run in parallel (under the thread sanitizer, on two cores).
+        usleep(20)  // timing: pacing only
       }
       while launcher.fire() {}
       continuation.resume(returning: result)
