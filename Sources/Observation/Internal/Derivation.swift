@@ -1,15 +1,30 @@
 /// The working part of a ``DerivedAtom``: an atom holding the derived value, the computation,
 /// and the watches on the sources. The sources' watches hold it weakly, so it lives exactly as
 /// long as its derived atom.
+///
+/// No lock is held while the computation or the value's `==` runs (both are user code).
+/// Instead, each recomputation takes a ticket, in order, before it reads the sources, and its
+/// result is shown only if no recomputation with a later ticket was shown already: a later
+/// ticket read the sources later, so its result is at least as fresh. The recomputation with
+/// the last ticket therefore always gets shown, and it read the sources after their last change.
 final class Derivation<Value: Sendable>: Sendable {
   /// Holds the derived value and delivers its changes.
   let storage: Atom<Value>
-  private let read: @Sendable () -> Value
+  /// Reads the sources and computes; it holds the sources.
+  // nonisolated(unsafe): written only by `deinit`, when no other reference to the derivation
+  // exists, so no recomputation can read it at the same time.
+  private nonisolated(unsafe) var read: (@Sendable () -> Value)?
   private let isSame: (@Sendable (Value, Value) -> Bool)?
-  /// Serializes recomputations, so an older result never overwrites a newer one. Held while
-  /// reading the sources, never while delivering.
-  private let recomputing = Locked(())
+  private let tickets = Locked(Tickets())
   private let sourceWatches = Locked<[WatchToken]>([])
+
+  /// The tickets taken and the last one shown.
+  struct Tickets: Sendable {
+    /// The last ticket taken; the value made at creation is ticket 0.
+    var taken: UInt64 = 0
+    /// The ticket of the recomputation the derived value comes from.
+    var shown: UInt64 = 0
+  }
 
   init<each Source: Watchable>(
     _ source: repeat each Source,
@@ -33,19 +48,71 @@ final class Derivation<Value: Sendable>: Sendable {
     recompute(error: nil)
   }
 
+  /// What a recomputation's attempt to show its result came to.
+  private enum Attempt {
+    /// Shown: deliver the batch, if there is one (none when nobody watches or it was equal).
+    case shown(Delivery<Value>?)
+    /// A later recomputation was shown first: this result is stale and is dropped.
+    case superseded
+    /// An earlier recomputation was shown since the comparison: compare again.
+    case compareAgain
+  }
+
   /// Recomputes the value from the sources' current values, and delivers the change, if any,
   /// marked with `error`.
   func recompute(error: (any Error)?) {
-    let batch = recomputing.withLock { _ in
-      let new = read()
-      return storage.state.withLock { state in
-        state.update(error: error) { value in
-          if let isSame, isSame(value, new) { return false }
-          value = new
-          return true
-        }.batch
+    guard let read else { return }
+    let ticket = tickets.withLock { tickets in
+      tickets.taken += 1
+      return tickets.taken
+    }
+    let new = read()
+    while true {
+      // The value to compare with, and which recomputation it came from.
+      let current = tickets.withLock { tickets -> (shown: UInt64, value: Value)? in
+        guard tickets.shown < ticket else { return nil }
+        return (tickets.shown, storage.value)
+      }
+      guard let current else { return }
+      let unchanged = isSame?(current.value, new) ?? false
+      var replaced = AtomState<Value>.Discarded()
+      let attempt = tickets.withLock { tickets -> Attempt in
+        guard tickets.shown == current.shown else {
+          return tickets.shown > ticket ? .superseded : .compareAgain
+        }
+        tickets.shown = ticket
+        if unchanged { return .shown(nil) }
+        return .shown(
+          storage.state.withLock { state in
+            state.update(error: error, discarding: &replaced) { value in
+              value = new
+              return true
+            }.batch
+          })
+      }
+      // `replaced` and `current` are released here, after unlocking.
+      switch attempt {
+      case .shown(let batch):
+        if let batch { storage.deliver(batch) }
+        return
+      case .superseded:
+        return
+      case .compareAgain:
+        continue
       }
     }
-    if let batch = consume batch { storage.deliver(batch) }
+  }
+
+  deinit {
+    // Cancel the source watches first, then release the sources without nesting: a source may
+    // be a derived atom whose derivation holds its own sources, and so on down a chain.
+    let watches = sourceWatches.withLock { watches in
+      defer { watches = [] }
+      return watches
+    }
+    for watch in watches { watch.cancel() }
+    let read = self.read
+    self.read = nil
+    Trampoline.release(consume read)
   }
 }
