@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct AtomTests {
+@Suite(.timeLimit(.minutes(1))) struct AtomTests {
   @Test func readsUpdatesAndSets() {
     let count = Atom(1)
     #expect(count.value == 1)
