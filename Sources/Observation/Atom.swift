@@ -11,9 +11,14 @@
 /// Every change goes to every watcher exactly once, serially, outside the lock, in the order the
 /// changes took effect, on a thread that is changing the atom: the caller's own thread whenever
 /// no other thread is delivering. So an update may return before its change reached the
-/// watchers when another thread is delivering, and always does when made from inside a watcher
-/// (that change is delivered after the current one). Every update is a change, even one that
-/// leaves an equal value.
+/// watchers when another thread is delivering. Deliveries on one thread never nest: an update
+/// made from inside a watcher, of this atom or any other, returns first, and its change is
+/// delivered after the current delivery. Every update is a change, even one that leaves an
+/// equal value.
+///
+/// No lock is held while a watcher runs or while a value or closure the atom stored is released,
+/// so a `deinit` may use the atom. Only the body of ``update(_:)`` and the local change of
+/// ``update(optimistically:commit:)`` run under the atom's lock, by design.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TinyTestSupport
 
@@ -172,6 +173,7 @@ import TinyTestSupport
 
   @Test func anOptimisticUpdateStartedInsideACommitOfTheSameAtomStopsTheProgram() async {
     let direct = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
       let atom = Atom(0)
       _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
         try await atom.update(optimistically: { $0 += 1 }) { _ in }
@@ -182,6 +184,7 @@ import TinyTestSupport
     #expect(message.contains("inside a commit of the same atom"))
     // A child task inherits the commit's task-local values, so it is caught too.
     await #expect(processExitsWith: .failure) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
       let atom = Atom(0)
       _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
         async let nested = atom.update(optimistically: { $0 += 1 }) { _ in }
@@ -189,6 +192,7 @@ import TinyTestSupport
       }
     }
     await #expect(processExitsWith: .failure) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
       let atom = Atom(0)
       _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
         let nested = Task { try await atom.update(optimistically: { $0 += 1 }) { _ in } }

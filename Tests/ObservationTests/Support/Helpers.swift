@@ -112,3 +112,10 @@ final class Switch: Sendable {
     on.withLock { $0 = true }
   }
 }
+
+/// Inside an exit test that expects the program to stop: ends the process successfully after
+/// `seconds` if it is still running, so a hang (what a missed trap can turn into) fails the test
+/// by name instead of stalling the suite.
+func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
+  DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
+}
