@@ -159,7 +159,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
       // hold other watches' tokens, whose handlers hold others, and so on.
       guard let removed = self?.state.withLock({ $0.remove(id) }) else { return }
       removed.dropWaiting()
-      Trampoline.release(consume removed)
+      releaseWithoutNesting(consume removed)
     }
     if let mainAction { watcher.perform(mainAction) }
     if let batch = consume batch { deliver(batch) }
@@ -200,7 +200,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   deinit {
     // The watchers hold user closures that may hold other atoms, whose watchers hold others,
     // and so on: release them one after another, not nested.
-    Trampoline.release(state.withLock { $0.takeWatchersAndLayers() })
+    releaseWithoutNesting(state.withLock { $0.takeWatchersAndLayers() })
   }
 }
 

@@ -113,6 +113,6 @@ final class Derivation<Value: Sendable>: Sendable {
     for watch in watches { watch.cancel() }
     let read = self.read
     self.read = nil
-    Trampoline.release(consume read)
+    releaseWithoutNesting(consume read)
   }
 }
