@@ -168,21 +168,21 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
   ///
-  /// Deliveries on one thread never nest: a delivery started from inside another one (a
-  /// watcher that updates another atom, or a derived atom recomputing inside its source's
-  /// delivery) waits on this thread's ``Trampoline`` and runs once the current one returns. So
-  /// a chain of derived atoms of any length delivers in constant stack depth.
+  /// Deliveries on one thread never nest (``DeliveryNesting``): a delivery started from inside
+  /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
+  /// source's delivery) waits, and runs once the current one returns. So a chain of derived
+  /// atoms of any length delivers in constant stack depth.
   ///
   /// Callers hand the batch over with `consume`: a copy would retain and release the watcher
   /// list once more per change, which with one cheap handler cost a fifth of a set.
   @inlinable
   func deliver(_ batch: consuming Delivery<Value>) {
-    if Trampoline.enter() {
+    if let nesting = DeliveryNesting.begin() {
       deliverAll(batch)
-      Trampoline.leave()
+      DeliveryNesting.end(nesting)
     } else {
       let batch = consume batch
-      Trampoline.enqueue { self.deliverAll(batch) }
+      DeliveryNesting.defer { self.deliverAll(batch) }
     }
   }
 

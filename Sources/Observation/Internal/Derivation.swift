@@ -15,16 +15,8 @@ final class Derivation<Value: Sendable>: Sendable {
   // exists, so no recomputation can read it at the same time.
   private nonisolated(unsafe) var read: (@Sendable () -> Value)?
   private let isSame: (@Sendable (Value, Value) -> Bool)?
-  private let tickets = Locked(Tickets())
+  private let tickets = Locked(DerivationTickets())
   private let sourceWatches = Locked<[WatchToken]>([])
-
-  /// The tickets taken and the last one shown.
-  struct Tickets: Sendable {
-    /// The last ticket taken; the value made at creation is ticket 0.
-    var taken: UInt64 = 0
-    /// The ticket of the recomputation the derived value comes from.
-    var shown: UInt64 = 0
-  }
 
   init<each Source: Watchable>(
     _ source: repeat each Source,
@@ -48,51 +40,42 @@ final class Derivation<Value: Sendable>: Sendable {
     recompute(error: nil)
   }
 
-  /// What a recomputation's attempt to show its result came to.
-  private enum Attempt {
-    /// Shown: deliver the batch, if there is one (none when nobody watches or it was equal).
-    case shown(Delivery<Value>?)
-    /// A later recomputation was shown first: this result is stale and is dropped.
-    case superseded
-    /// An earlier recomputation was shown since the comparison: compare again.
-    case compareAgain
-  }
-
   /// Recomputes the value from the sources' current values, and delivers the change, if any,
   /// marked with `error`.
   func recompute(error: (any Error)?) {
     guard let read else { return }
-    let ticket = tickets.withLock { tickets in
-      tickets.taken += 1
-      return tickets.taken
-    }
+    let ticket = tickets.withLock { $0.take() }
     let new = read()
     while true {
-      // The value to compare with, and which recomputation it came from.
-      let current = tickets.withLock { tickets -> (shown: UInt64, value: Value)? in
-        guard tickets.shown < ticket else { return nil }
-        return (tickets.shown, storage.value)
-      }
-      guard let current else { return }
-      let unchanged = isSame?(current.value, new) ?? false
-      var replaced = AtomState<Value>.Discarded()
-      let attempt = tickets.withLock { tickets -> Attempt in
-        guard tickets.shown == current.shown else {
-          return tickets.shown > ticket ? .superseded : .compareAgain
+      // With `==`: compare with the value shown now, outside every lock, and remember which
+      // recomputation it came from.
+      var compared: UInt64?
+      var unchanged = false
+      if let isSame {
+        let current = tickets.withLock { tickets -> (shown: UInt64, value: Value)? in
+          guard tickets.shown < ticket else { return nil }
+          return (tickets.shown, storage.value)
         }
-        tickets.shown = ticket
-        if unchanged { return .shown(nil) }
-        return .shown(
-          storage.state.withLock { state in
-            state.update(error: error, discarding: &replaced) { value in
-              value = new
-              return true
-            }.batch
-          })
+        guard let current else { return }
+        unchanged = isSame(current.value, new)
+        compared = current.shown
       }
-      // `replaced` and `current` are released here, after unlocking.
+      var batch: Delivery<Value>?
+      var replaced = AtomState<Value>.Discarded()
+      let attempt = tickets.withLock { tickets -> DerivationAttempt in
+        let attempt = tickets.attemptToShow(ticket, compared: compared)
+        guard attempt == .shown, !unchanged else { return attempt }
+        batch = storage.state.withLock { state in
+          state.update(error: error, discarding: &replaced) { value in
+            value = new
+            return true
+          }.batch
+        }
+        return attempt
+      }
+      // `replaced` and the compared value are released here, after unlocking.
       switch attempt {
-      case .shown(let batch):
+      case .shown:
         if let batch { storage.deliver(batch) }
         return
       case .superseded:
@@ -115,4 +98,40 @@ final class Derivation<Value: Sendable>: Sendable {
     self.read = nil
     releaseWithoutNesting(consume read)
   }
+}
+
+/// The tickets of a ``Derivation``'s recomputations: taken in order, and the last one shown.
+/// (Not generic, so the unspecialized derivation code finds its type without a lookup.)
+struct DerivationTickets: Sendable {
+  /// The last ticket taken; the value made at creation is ticket 0.
+  private(set) var taken: UInt64 = 0
+  /// The ticket of the recomputation the derived value comes from.
+  private(set) var shown: UInt64 = 0
+
+  /// Takes the next ticket.
+  mutating func take() -> UInt64 {
+    taken += 1
+    return taken
+  }
+
+  /// Decides whether the result of recomputation `ticket` may be shown, and records it when it
+  /// may. `compared` is the ticket of the shown value it was compared with, if it was.
+  mutating func attemptToShow(_ ticket: UInt64, compared: UInt64?) -> DerivationAttempt {
+    if let compared, shown != compared {
+      return shown > ticket ? .superseded : .compareAgain
+    }
+    guard shown < ticket else { return .superseded }
+    shown = ticket
+    return .shown
+  }
+}
+
+/// What a recomputation's attempt to show its result came to.
+enum DerivationAttempt {
+  /// Shown (its change, if any, is to be delivered).
+  case shown
+  /// A later recomputation was shown first: this result is stale and is dropped.
+  case superseded
+  /// An earlier recomputation was shown since the comparison: compare again.
+  case compareAgain
 }
