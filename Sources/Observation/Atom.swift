@@ -159,7 +159,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
       // hold other watches' tokens, whose handlers hold others, and so on.
       guard let removed = self?.state.withLock({ $0.remove(id) }) else { return }
       removed.dropWaiting()
-      releaseWithoutNesting(consume removed)
+      Trampoline.release(consume removed)
     }
     if let mainAction { watcher.perform(mainAction) }
     if let batch = consume batch { deliver(batch) }
@@ -168,7 +168,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
   ///
-  /// Deliveries on one thread never nest (``DeliveryNesting``): a delivery started from inside
+  /// Deliveries on one thread never nest (``Trampoline``): a delivery started from inside
   /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
   /// source's delivery) waits, and runs once the current one returns. So a chain of derived
   /// atoms of any length delivers in constant stack depth.
@@ -177,12 +177,12 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// list once more per change, which with one cheap handler cost a fifth of a set.
   @inlinable
   func deliver(_ batch: consuming Delivery<Value>) {
-    if let nesting = DeliveryNesting.begin() {
+    if let entry = Trampoline.enter() {
       deliverAll(batch)
-      DeliveryNesting.end(nesting)
+      Trampoline.leave(entry)
     } else {
       let batch = consume batch
-      DeliveryNesting.defer { self.deliverAll(batch) }
+      Trampoline.enqueue { self.deliverAll(batch) }
     }
   }
 
@@ -200,7 +200,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   deinit {
     // The watchers hold user closures that may hold other atoms, whose watchers hold others,
     // and so on: release them one after another, not nested.
-    releaseWithoutNesting(state.withLock { $0.takeWatchersAndLayers() })
+    Trampoline.release(state.withLock { $0.takeWatchersAndLayers() })
   }
 }
 

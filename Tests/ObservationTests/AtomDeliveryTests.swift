@@ -72,7 +72,7 @@ import TinyTestSupport
       result.record("delivered \(seen.all == [links + 1])")
       link = (Atom(0), WatchToken {})  // releases the chain
       result.record("released \(weakEnd == nil)")
-    }
+    }.opened()
     #expect(result.all == ["delivered true", "released true"])
   }
 
@@ -88,7 +88,7 @@ import TinyTestSupport
       }
       token.cancel()  // cancels the whole chain, one watch releasing the next
       result.record("\(atoms.allSatisfy { $0.watcherCount == 0 })")
-    }
+    }.opened()
     #expect(result.all == ["true"])
   }
 }

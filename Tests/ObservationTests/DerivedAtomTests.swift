@@ -315,7 +315,7 @@ import TinyTestSupport
       token.cancel()
       last = DerivedAtom { 0 }  // releases the chain
       result.record("released \(weakFirst == nil && source.watcherCount == 0)")
-    }
+    }.opened()
     #expect(result.all == ["delivered true", "released true"])
   }
 }

@@ -172,3 +172,11 @@ public func mainQueueTurn() async {
     DispatchQueue.main.async { done.resume() }
   }
 }
+
+/// Inside an exit test that expects the program to stop: ends the process successfully after
+/// `seconds` if it is still running, so that a hang (what a missed trap can turn into) fails the
+/// test by name instead of stalling the suite.
+public func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
+  // timing: a watchdog, not an ordering of events.
+  DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
+}

@@ -96,7 +96,7 @@ final class Derivation<Value: Sendable>: Sendable {
     for watch in watches { watch.cancel() }
     let read = self.read
     self.read = nil
-    releaseWithoutNesting(consume read)
+    Trampoline.release(consume read)
   }
 }
 

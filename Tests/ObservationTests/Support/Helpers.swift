@@ -69,20 +69,6 @@ final class Later<Object: AnyObject & Sendable>: Sendable {
   }
 }
 
-/// Runs `body` on a new thread with a 512 KB stack (what Dispatch's worker threads have on
-/// Apple platforms) and returns once it has finished; a recursion as deep as the user's data
-/// overflows it.
-func onSmallStack(_ body: @escaping @Sendable () -> Void) async {
-  let finished = Gate()
-  let thread = Thread {
-    body()
-    finished.open()
-  }
-  thread.stackSize = 512 * 1_024
-  thread.start()
-  await finished.opened()
-}
-
 /// Says yes once: to the first caller of ``first()``, from any thread.
 final class Once: Sendable {
   private let taken = Locked(false)
@@ -111,11 +97,4 @@ final class Switch: Sendable {
   func turnOn() {
     on.withLock { $0 = true }
   }
-}
-
-/// Inside an exit test that expects the program to stop: ends the process successfully after
-/// `seconds` if it is still running, so a hang (what a missed trap can turn into) fails the test
-/// by name instead of stalling the suite.
-func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
-  DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
 }
