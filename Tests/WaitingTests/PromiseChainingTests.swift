@@ -1,8 +1,9 @@
+import Foundation
 import Testing
-import TinyWaiting
 import TinyTestSupport
+@testable import TinyWaiting
 
-@Suite struct PromiseChainingTests {
+@Suite(.timeLimit(.minutes(1))) struct PromiseChainingTests {
   @Test(
     "map: fulfilled values are transformed, errors pass through, throws reject",
     arguments: [
@@ -118,14 +119,118 @@ import TinyTestSupport
     #expect(mapped.map { $0.result?.value } == [10, 11, 12, 13, 14])
   }
 
-  @Test func aLongChainResolvesWhenItsSourceDoes() {
-    let source = Promise<Int>()
-    var last = source
-    for _ in 0..<1_000 {
-      last = last.map { $0 + 1 }
+  @Test(arguments: ChainStep.allCases)
+  func aLongChainResolvesOnASmallStack(step: ChainStep) async {
+    // Resolving used to nest one call per step: about 1,600 steps overflowed a 1 MB stack.
+    let length = chainLength
+    let outcome = await onSmallStack {
+      let source = Promise<Int>()
+      let last = step.chain(from: source, length: length)
+      let delivered = Recorder<Int?>()
+      last.whenResolved { delivered.record(step.count($0)) }
+      step.start(source)
+      // The whole chain resolved, and ran its callbacks, before the resolution returned.
+      return (step.count(last.result), delivered.all)
     }
-    source.fulfill(0)
-    #expect(last.result?.value == 1_000)
+    #expect(outcome.0 == length)
+    #expect(outcome.1 == [length])
+  }
+
+  @Test(arguments: ChainStep.allCases)
+  func aLongPendingChainIsFreedOnASmallStackWhenItsSourceIsDropped(step: ChainStep) async {
+    // Freeing used to nest one `deinit` per step, as deep as the chain.
+    let length = chainLength
+    let outcome = await onSmallStack {
+      weak var second: Promise<Int>?
+      let last: Promise<Int>
+      do {
+        let source = Promise<Int>()
+        let first = step.chain(from: source, length: 1)
+        second = first
+        last = step.chain(from: first, length: length - 1)
+      }
+      return (second == nil, last.isResolved)
+    }
+    #expect(outcome.0)  // freed with the source
+    #expect(!outcome.1)  // and never resolves
+  }
+
+  @Test func aChainResolvedOutsideAnyCallbackHasResolvedWhenTheResolutionReturns() {
+    let source = Promise<Int>()
+    let log = Recorder<String>()
+    let mapped = source.map { $0 + 1 }
+    let chained = mapped.then { Promise(value: $0 * 10) }.recover { _ in -1 }
+    chained.whenResolved { log.record("chained \($0.value!)") }
+    source.whenResolved { log.record("source \($0.value!)") }
+    #expect(source.fulfill(1))
+    log.record("returned")
+    #expect(log.all == ["source 1", "chained 20", "returned"])
+  }
+
+  @Test func aResolutionInsideACallbackRunsItsOwnCallbacksAtOnceAndItsChainLater() {
+    // The outer resolution is this thread's outermost: the inner promise's callbacks run
+    // inside `inner.fulfill`, the promise mapped from it resolves after the callback that
+    // resolved `inner` returns, and all of it before `outer.fulfill` returns.
+    let outer = Promise<Int>()
+    let inner = Promise<Int>()
+    let mapped = inner.map { $0 + 1 }
+    let log = Recorder<String>()
+    inner.whenResolved { log.record("inner callback \($0.value!)") }
+    mapped.whenResolved { log.record("mapped callback \($0.value!)") }
+    outer.whenResolved { _ in
+      inner.fulfill(1)
+      log.record("inner.fulfill returned; mapped resolved: \(mapped.isResolved)")
+    }
+    outer.fulfill(0)
+    log.record("outer.fulfill returned")
+    #expect(
+      log.all == [
+        "inner callback 1", "inner.fulfill returned; mapped resolved: false", "mapped callback 2",
+        "outer.fulfill returned",
+      ])
+  }
+
+  @Test func chainsResolveOnTheResolvingThread() async {
+    let source = Promise<Int>()
+    let threads = Recorder<String?>()
+    let last = source.map { value -> Int in
+      threads.record(Thread.current.name)
+      return value + 1
+    }.then { value -> Promise<Int> in
+      threads.record(Thread.current.name)
+      return Promise(value: value)
+    }.recover { _ in 0 }
+    last.whenResolved { _ in threads.record(Thread.current.name) }
+    await onNewThread {
+      Thread.current.name = "resolver"
+      source.fulfill(1)
+    }
+    #expect(threads.all == ["resolver", "resolver", "resolver"])
+    #expect(last.result?.value == 2)
+  }
+
+  @Test func aStepThatReturnsThePromiseThenReturnedRejectsItWithACycleError() async {
+    let source = Promise<Int>()
+    let returned = Recorder<Promise<Int>>()
+    let chained = source.then { _ in returned.all[0] }
+    returned.record(chained)
+    let settled = Waiter()
+    chained.whenResolved { _ in settled.finish() }
+    source.fulfill(1)
+    // Bounded: without the check, `chained` would wait for itself forever.
+    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(throws: PromiseCycleError()) { try chained.result?.get() }
+    #expect("\(PromiseCycleError())".contains("PromiseCycleError"))
+  }
+
+  @Test func aStepMayReturnAnyOtherPendingPromise() {
+    let source = Promise<Int>()
+    let step = Promise<Int>()
+    let chained = source.then { _ in step }
+    source.fulfill(1)
+    #expect(!chained.isResolved)
+    step.fulfill(2)
+    #expect(chained.result?.value == 2)
   }
 
   @Test func aChainedPromiseDoesNotKeepItsSourceAlive() {
@@ -148,3 +253,45 @@ extension Result {
     return nil
   }
 }
+
+/// One kind of step in a long chain of promises.
+enum ChainStep: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case map, then, recover, all, race
+
+  var testDescription: String { rawValue }
+
+  /// Adds `length` steps after `source`, each counting one more: a value one larger, or (for
+  /// `recover`, whose chain stays rejected) an error whose code is one larger.
+  func chain(from source: Promise<Int>, length: Int) -> Promise<Int> {
+    var last = source
+    for _ in 0..<length {
+      switch self {
+      case .map: last = last.map { $0 + 1 }
+      case .then: last = last.then { Promise(value: $0 + 1) }
+      case .recover: last = last.recover { throw TestError(($0 as? TestError)!.code + 1) }
+      case .all: last = Promise.all([last]).map { $0[0] + 1 }
+      case .race: last = Promise.race([last]).map { $0 + 1 }
+      }
+    }
+    return last
+  }
+
+  /// Resolves the source of a chain, at count 0.
+  func start(_ source: Promise<Int>) {
+    if self == .recover {
+      source.reject(TestError(0))
+    } else {
+      source.fulfill(0)
+    }
+  }
+
+  /// The count a resolution of the chain carries.
+  func count(_ result: Result<Int, any Error>?) -> Int? {
+    self == .recover ? result?.testError?.code : result?.value
+  }
+}
+
+/// The length of the long chains: a million with the full stress volume. A debug build takes
+/// several seconds for that, so the quick run uses 10,000 steps: still about twelve times what
+/// overflowed a 512 KB stack (about 800 steps) before chains resolved and were freed as loops.
+let chainLength = stressVolume(full: 1_000_000, quick: 10_000)

@@ -17,22 +17,34 @@ struct PromiseStorage<Value>: ~Copyable {
   /// the state fulfilled (with the lock held) may read it without the lock.
   let slot: UnsafeMutablePointer<Value>
 
-  /// Storage for a promise that is pending or rejected.
-  init(_ phase: State.Phase) {
-    state = Locked(State(phase))
+  /// Storage for a pending promise.
+  init() {
+    state = Locked(State())
     slot = .allocate(capacity: 1)
   }
 
-  /// Storage for a promise fulfilled with `value`.
+  /// Storage for a promise rejected with `error`, resolved now.
+  init(rejectedWith error: any Error) {
+    state = Locked(State(.rejected(error), stamp: nextResolutionStamp()))
+    slot = .allocate(capacity: 1)
+  }
+
+  /// Storage for a promise fulfilled with `value`, resolved now.
   init(fulfilledWith value: consuming Value) {
     slot = .allocate(capacity: 1)
     slot.initialize(to: value)
-    state = Locked(State(.fulfilled))
+    state = Locked(State(.fulfilled, stamp: nextResolutionStamp()))
   }
 
   deinit {
-    if state.withLock({ $0.isFulfilled }) { slot.deinitialize(count: 1) }
+    let (isFulfilled, waiting) = state.withLock { ($0.isFulfilled, $0.takeAllWaiting()) }
+    if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
+    // The callbacks of a pending promise may hold the next promise of a chain, whose own
+    // callbacks hold the next, and so on: released through the trampoline, the chain is freed
+    // one link after another instead of one `deinit` inside the next.
+    // (`consume`: the trampoline must hold the last reference.)
+    if !waiting.isEmpty { Trampoline.release(consume waiting) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.

@@ -52,3 +52,39 @@ func isCancellation<Value>(_ result: Result<Value, any Error>?) -> Bool {
   if case .failure(let error)? = result { return error is CancellationError }
   return false
 }
+
+/// The stack size of a dispatch worker thread on Apple platforms: the smallest stack that
+/// promise work meets in practice.
+let smallStackSize = 512 * 1024
+
+/// Runs `body` on a new thread with a 512 KB stack and returns its result, without blocking the
+/// caller's thread.
+func onSmallStack<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+  await withCheckedContinuation { continuation in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.stackSize = smallStackSize
+    thread.start()
+  }
+}
+
+/// A task executor that runs nothing until the test says so: the jobs of a task started with
+/// `Task(executorPreference:)` wait here until ``runUntilIdle()`` runs them on the calling
+/// thread. When it returns, every such task has run as far as it can: it has finished, or it is
+/// suspended, waiting for something outside the executor (a continuation, a sleep).
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class ManualExecutor: TaskExecutor, Sendable {
+  private let jobs = Recorder<UnownedJob>()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    jobs.record(UnownedJob(job))
+  }
+
+  /// Runs the queued jobs, and those they queue, until none is left.
+  func runUntilIdle() {
+    while case let batch = jobs.removeAll(), !batch.isEmpty {
+      for job in batch {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
+    }
+  }
+}
