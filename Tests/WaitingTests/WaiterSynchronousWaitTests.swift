@@ -44,11 +44,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     XCTAssertEqual(Set(ran.all), ["block", "timer"])
   }
 
-  func testWorkDoneAfterTwoTenthsMakesAHalfSecondWaitSucceed() {
+  func testWorkDoneAfterTwoTenthsOnTheMainQueueMakesAWaitSucceedWhenItFinishes() {
     let waiter = Waiter()
-    DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
     let started = ContinuousClock.now
-    XCTAssertTrue(waiter.wait(timeout: .milliseconds(500)))
+    DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
+    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(190))
   }
 
@@ -148,11 +148,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 }
 
 /// The synchronous wait off the main thread: it blocks without spinning.
-@Suite struct WaiterSynchronousWaitOffTheMainThreadTests {
-  @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceedAndATenthFail() async {
+@Suite(.timeLimit(.minutes(1))) struct WaiterSynchronousWaitOffTheMainThreadTests {
+  @Test func workDoneAfterTwoTenthsMakesAWaitSucceedAndATenthOfASecondWaitFail() async {
     let succeeded = Waiter()
     finishOnNewThread(after: 0.2) { succeeded.finish() }
-    #expect(await onNewThread { succeeded.wait(timeout: .milliseconds(500)) })
+    #expect(await onNewThread { succeeded.wait(timeout: .seconds(30)) })
 
     // The work starts once the wait has begun (at its first 10 ms quantum), so however late
     // the new thread starts waiting, the work finishes after the 0.1 s deadline.
@@ -243,10 +243,65 @@ private func threadCPUTime() -> Duration {
 }
 
 extension WaiterSynchronousWaitOffTheMainThreadTests {
-  @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
+  static let hugeDurations = [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)]
+
+  @Test(arguments: hugeDurations)
   func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
-    let waiter = Waiter(quantum: timeout)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { waiter.finish() }
-    #expect(await onNewThread { waiter.wait(timeout: timeout) })
+    // Finished from `eachQuantum`, so the wait has begun (and sliced its huge timeout).
+    let waiter = Waiter(quantum: .milliseconds(10))
+    #expect(await onNewThread { waiter.wait(timeout: timeout) { waiter.finish() } })
+  }
+
+  @Test(arguments: hugeDurations)
+  func hugeQuantaWaitForTheTimeout(quantum: Duration) async {
+    let waiter = Waiter(quantum: quantum)
+    let calls = Counter()
+    #expect(await !onNewThread { waiter.wait(timeout: .milliseconds(30)) { calls.increment() } })
+    #expect(calls.value == 0)
+  }
+
+  @Test(arguments: hugeDurations)
+  func hugeQuantaAndTimeoutsWaitForAFinishFromAnotherThread(duration: Duration) async {
+    let waiter = Waiter(quantum: duration)
+    let finisher = startThread { waiter.finish() }
+    #expect(await onNewThread { waiter.wait(timeout: duration) })
+    await finisher.opened()
+  }
+
+  @Test func eachQuantumNeverStartsOnceTheWaitHasSeenTheLastFinish() async {
+    // The last finish comes from another thread, and completes before the next quantum is
+    // due: the wait sees it, and runs `eachQuantum` no more.
+    let waiter = Waiter(quantum: .milliseconds(10))
+    let outcome = await onNewThread {
+      var calls = 0
+      let finished = waiter.wait(timeout: .seconds(30)) {
+        calls += 1
+        if calls == 2 { _ = onNewThreadBlocking { waiter.finish() } }
+      }
+      return (finished, calls)
+    }
+    #expect(outcome.0)
+    #expect(outcome.1 == 2)
+  }
+
+  @Test func eachQuantumSkipsTheQuantaItFellBehindOn() async {
+    // The first run takes three and a half quanta: the next one runs as soon as it returns,
+    // once for the quanta it missed, and the one after that at the next whole quantum.
+    let quantum = Duration.milliseconds(20)
+    let waiter = Waiter(quantum: quantum)
+    let quanta = await onNewThread {
+      let started = ContinuousClock.now
+      var quanta: [Int] = []
+      _ = waiter.wait(timeout: .seconds(30)) {
+        quanta.append(Int(((ContinuousClock.now - started) / quantum).rounded(.down)))
+        if quanta.count == 1 { Thread.sleep(forTimeInterval: 0.07) }
+        if quanta.count == 3 { waiter.finish() }
+      }
+      return quanta
+    }
+    #expect(quanta.count == 3)
+    #expect(quanta[0] >= 1)
+    #expect(quanta[1] >= quanta[0] + 3)  // after the slow run, not at the quanta it missed
+    #expect(quanta[2] > quanta[1])  // one run per quantum: the missed ones are not made up
   }
 }
