@@ -60,8 +60,9 @@ struct PromiseState<Callback> {
   /// Callbacks registered while pending, oldest first, each with the identifier it was given;
   /// once resolved, queued callbacks registered while another thread delivers.
   private var waiting: [(id: UInt64, callback: Callback)] = []
-  /// The position of the last queued callback in `waiting` while pending.
-  private var lastQueued: Int?
+  /// The position of the last queued callback in `waiting` while pending; -1 for none (a
+  /// plain integer keeps the state cheap to copy).
+  private var lastQueued = -1
   /// Whether a thread is delivering queued callbacks of the resolved promise.
   private(set) var isDelivering = false
   /// The identifier the next registration gets.
@@ -97,10 +98,10 @@ struct PromiseState<Callback> {
     guard !isResolved, !resolution.isPending else { return nil }
     phase = resolution
     self.stamp = stamp()
-    let delivery = Delivery(callbacks: waiting, lastQueued: lastQueued)
+    let delivery = Delivery(callbacks: waiting, lastQueued: lastQueued < 0 ? nil : lastQueued)
     waiting = []
-    isDelivering = lastQueued != nil
-    lastQueued = nil
+    isDelivering = lastQueued >= 0
+    lastQueued = -1
     return delivery
   }
 
@@ -153,16 +154,14 @@ struct PromiseState<Callback> {
     guard !isResolved, let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
     // Removing the last queued callback leaves its predecessor as the point after which
     // the resolver hands over: never too early, since no queued callback comes later.
-    if let last = lastQueued, index <= last {
-      lastQueued = last > 0 ? last - 1 : nil
-    }
+    if index <= lastQueued { lastQueued -= 1 }
     return waiting.remove(at: index).callback
   }
 
   /// Takes out every waiting callback (a pending promise is going away), so they can be
   /// released after unlocking.
   mutating func takeAllWaiting() -> [(id: UInt64, callback: Callback)] {
-    lastQueued = nil
+    lastQueued = -1
     defer { waiting = [] }
     return waiting
   }

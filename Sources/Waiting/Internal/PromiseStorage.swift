@@ -37,14 +37,21 @@ struct PromiseStorage<Value>: ~Copyable {
   }
 
   deinit {
-    let (isFulfilled, waiting) = state.withLock { ($0.isFulfilled, $0.takeAllWaiting()) }
+    // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
+    // and one still delivering them is held alive by the thread that delivers.
+    var waiting: [(id: UInt64, callback: PromiseCallback)]?
+    let isFulfilled = state.withLock { state in
+      if state.isResolved { return state.isFulfilled }
+      waiting = state.takeAllWaiting()
+      return false
+    }
     if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
     // The callbacks of a pending promise may hold the next promise of a chain, whose own
     // callbacks hold the next, and so on: released through the trampoline, the chain is freed
-    // one link after another instead of one `deinit` inside the next.
-    // (`consume`: the trampoline must hold the last reference.)
-    if !waiting.isEmpty { Trampoline.release(consume waiting) }
+    // one link after another instead of one `deinit` inside the next. (`consume`: the
+    // trampoline must hold the last reference.)
+    if let callbacks = waiting.take(), !callbacks.isEmpty { Trampoline.release(consume callbacks) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.
