@@ -17,7 +17,9 @@ extension Promise {
   ///
   /// `transform` runs once, when this promise is fulfilled: on the thread that fulfils it, or
   /// at once, on this thread, when it is already fulfilled. A rejection skips `transform` and
-  /// passes the error on; an error `transform` throws rejects the new promise.
+  /// passes the error on; an error `transform` throws rejects the new promise. The new promise
+  /// resolves on the same thread, after the callback that resolved this one (see
+  /// ``fulfill(_:)``), so a chain of any length resolves as a loop.
   ///
   /// ```swift
   /// Promise(value: [1, 2, 3]).map(\.count).result        // success(3)

@@ -20,7 +20,11 @@ import Dispatch
 ///
 /// A promise is safe to use from any thread. It keeps its callbacks only while pending and
 /// drops them when it resolves, so a callback that captures the promise makes no lasting
-/// retain cycle.
+/// retain cycle. No lock is held while a callback runs or while a callback or value of yours
+/// is released, so code that runs there (a `deinit` included) may use the same promise in
+/// every way. Chains of any length (``map(_:)``, ``then(_:)``, ``recover(_:)``, ``all(_:)``,
+/// ``race(_:)``) resolve, and are freed when dropped unresolved, one step after another: a
+/// chain of a million steps needs no more stack than one.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
   // Safe: the state is only reached with its lock held, and the value slot is written once,
   // with the lock held, before the state says fulfilled (see `PromiseStorage`).
@@ -80,8 +84,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   this resolution sets off has resolved and run its callbacks.
   /// - Called from inside a callback or a transform (while this thread is delivering another
   ///   resolution), it still runs this promise's own callbacks before it returns, but the
-  ///   promises made from this one resolve just after that callback returns, before the
-  ///   outermost resolution on this thread returns.
+  ///   promises made from this one resolve later on this thread, after that callback has
+  ///   returned and before the outermost resolution on this thread returns.
   ///
   /// ```swift
   /// let promise = Promise<Int>()

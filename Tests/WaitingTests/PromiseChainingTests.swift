@@ -119,42 +119,6 @@ import TinyTestSupport
     #expect(mapped.map { $0.result?.value } == [10, 11, 12, 13, 14])
   }
 
-  @Test(arguments: ChainStep.allCases)
-  func aLongChainResolvesOnASmallStack(step: ChainStep) async {
-    // Resolving used to nest one call per step: about 1,600 steps overflowed a 1 MB stack.
-    let length = chainLength
-    let outcome = await onSmallStack {
-      let source = Promise<Int>()
-      let last = step.chain(from: source, length: length)
-      let delivered = Recorder<Int?>()
-      last.whenResolved { delivered.record(step.count($0)) }
-      step.start(source)
-      // The whole chain resolved, and ran its callbacks, before the resolution returned.
-      return (step.count(last.result), delivered.all)
-    }
-    #expect(outcome.0 == length)
-    #expect(outcome.1 == [length])
-  }
-
-  @Test(arguments: ChainStep.allCases)
-  func aLongPendingChainIsFreedOnASmallStackWhenItsSourceIsDropped(step: ChainStep) async {
-    // Freeing used to nest one `deinit` per step, as deep as the chain.
-    let length = chainLength
-    let outcome = await onSmallStack {
-      weak var second: Promise<Int>?
-      let last: Promise<Int>
-      do {
-        let source = Promise<Int>()
-        let first = step.chain(from: source, length: 1)
-        second = first
-        last = step.chain(from: first, length: length - 1)
-      }
-      return (second == nil, last.isResolved)
-    }
-    #expect(outcome.0)  // freed with the source
-    #expect(!outcome.1)  // and never resolves
-  }
-
   @Test func aChainResolvedOutsideAnyCallbackHasResolvedWhenTheResolutionReturns() {
     let source = Promise<Int>()
     let log = Recorder<String>()
@@ -192,20 +156,20 @@ import TinyTestSupport
 
   @Test func chainsResolveOnTheResolvingThread() async {
     let source = Promise<Int>()
-    let threads = Recorder<String?>()
+    let threads = Recorder<UInt>()
     let last = source.map { value -> Int in
-      threads.record(Thread.current.name)
+      threads.record(currentThreadNumber())
       return value + 1
     }.then { value -> Promise<Int> in
-      threads.record(Thread.current.name)
+      threads.record(currentThreadNumber())
       return Promise(value: value)
     }.recover { _ in 0 }
-    last.whenResolved { _ in threads.record(Thread.current.name) }
-    await onNewThread {
-      Thread.current.name = "resolver"
+    last.whenResolved { _ in threads.record(currentThreadNumber()) }
+    let resolver = await onNewThread {
       source.fulfill(1)
+      return currentThreadNumber()
     }
-    #expect(threads.all == ["resolver", "resolver", "resolver"])
+    #expect(threads.all == [resolver, resolver, resolver])
     #expect(last.result?.value == 2)
   }
 
@@ -253,45 +217,3 @@ extension Result {
     return nil
   }
 }
-
-/// One kind of step in a long chain of promises.
-enum ChainStep: String, CaseIterable, Sendable, CustomTestStringConvertible {
-  case map, then, recover, all, race
-
-  var testDescription: String { rawValue }
-
-  /// Adds `length` steps after `source`, each counting one more: a value one larger, or (for
-  /// `recover`, whose chain stays rejected) an error whose code is one larger.
-  func chain(from source: Promise<Int>, length: Int) -> Promise<Int> {
-    var last = source
-    for _ in 0..<length {
-      switch self {
-      case .map: last = last.map { $0 + 1 }
-      case .then: last = last.then { Promise(value: $0 + 1) }
-      case .recover: last = last.recover { throw TestError(($0 as? TestError)!.code + 1) }
-      case .all: last = Promise.all([last]).map { $0[0] + 1 }
-      case .race: last = Promise.race([last]).map { $0 + 1 }
-      }
-    }
-    return last
-  }
-
-  /// Resolves the source of a chain, at count 0.
-  func start(_ source: Promise<Int>) {
-    if self == .recover {
-      source.reject(TestError(0))
-    } else {
-      source.fulfill(0)
-    }
-  }
-
-  /// The count a resolution of the chain carries.
-  func count(_ result: Result<Int, any Error>?) -> Int? {
-    self == .recover ? result?.testError?.code : result?.value
-  }
-}
-
-/// The length of the long chains: a million with the full stress volume. A debug build takes
-/// several seconds for that, so the quick run uses 10,000 steps: still about twelve times what
-/// overflowed a 512 KB stack (about 800 steps) before chains resolved and were freed as loops.
-let chainLength = stressVolume(full: 1_000_000, quick: 10_000)

@@ -88,3 +88,14 @@ final class ManualExecutor: TaskExecutor, Sendable {
     }
   }
 }
+
+/// The calling thread's `pthread_t` as a number (an integer or a pointer, one word either
+/// way), to tell threads apart.
+func currentThreadNumber() -> UInt {
+  number(pthread_self())
+}
+
+/// A one-word value as a number.
+private func number<Word>(_ word: Word) -> UInt {
+  unsafeBitCast(word, to: UInt.self)
+}
