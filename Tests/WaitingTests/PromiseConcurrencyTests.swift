@@ -20,6 +20,7 @@ import TinyTestSupport
     #expect(promise.storage.withLock { $0.waitingCount } == 1)
     if rejects { promise.reject(TestError(6)) } else { promise.fulfill(5) }
     executor.runUntilIdle()
+    try #require(await finishes(awaiting))
     let result = await awaiting.result
     #expect(promise.storage.withLock { $0.waitingCount } == 0)
     if rejects {
@@ -55,6 +56,7 @@ import TinyTestSupport
     }
     awaiting.cancel()
     executor.runUntilIdle()
+    try #require(await finishes(awaiting))
     #expect(isCancellation(await awaiting.result))
     // Its callback was taken back: nothing is left waiting, and others can still await.
     #expect(promise.storage.withLock { $0.waitingCount } == 0)

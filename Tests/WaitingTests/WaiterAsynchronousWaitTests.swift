@@ -14,7 +14,7 @@ import TinyTestSupport
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-  @Test func workDoneAfterTwoTenthsMakesATenthOfASecondWaitFail() async {
+  @Test func workDoneAfterTwoTenthsMakesATenthOfASecondWaitFail() async throws {
     // The work starts once the wait is suspended, so it finishes after the deadline however
     // late anything runs.
     let executor = ManualExecutor()
@@ -28,11 +28,14 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
+    try #require(await finishes(wait))
     #expect(await !wait.value)
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-  @Test func aFinishAfterTheDeadlineIsFalseEvenWhenItResumesTheWaitBeforeTheTimeoutDoes() async {
+  @Test func aFinishAfterTheDeadlineIsFalseEvenWhenItResumesTheWaitBeforeTheTimeoutDoes()
+    async throws
+  {
     // The timeout task is held on the executor, so the late finish resumes the wait first.
     let executor = ManualExecutor()
     let waiter = Waiter()
@@ -48,12 +51,13 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
+    try #require(await finishes(wait))
     #expect(await !wait.value)
     #expect(waiter.isFinished)
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-  @Test func theFinishAloneResumesASuspendedWait() async {
+  @Test func theFinishAloneResumesASuspendedWait() async throws {
     // The timeout task is held on the executor and the deadline is far: the finish resumes it.
     let executor = ManualExecutor()
     let waiter = Waiter()
@@ -63,6 +67,7 @@ import TinyTestSupport
     executor.runUntilIdle()
     waiter.finish()
     executor.runUntilIdle()
+    try #require(await finishes(wait))
     #expect(await wait.value)
   }
 
@@ -96,7 +101,7 @@ import TinyTestSupport
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-  @Test func cancellationWhileSuspendedReturnsFalseAtOnce() async {
+  @Test func cancellationWhileSuspendedReturnsFalseAtOnce() async throws {
     // No timeout has to pass: the cancellation alone resumes the wait.
     let executor = ManualExecutor()
     let waiter = Waiter()
@@ -106,6 +111,7 @@ import TinyTestSupport
     wait.cancel()
     executor.runUntilIdle()
     #expect(waiter.withState { $0.suspendedCount } == 0)
+    try #require(await finishes(wait))
     #expect(await !wait.value)
     #expect(!waiter.isFinished)
   }
@@ -140,7 +146,7 @@ import TinyTestSupport
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-  @Test func aWaitThatEndedDoesNotKeepTheWaiterAlive() async {
+  @Test func aWaitThatEndedDoesNotKeepTheWaiterAlive() async throws {
     // Neither the continuation nor the 1-hour timeout task outlives the wait or holds the
     // waiter, once the task and its timeout task have run to their end.
     let executor = ManualExecutor()
@@ -154,6 +160,7 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
+    try #require(await finishes(wait))
     #expect(await wait.value)
     #expect(released == nil)
   }
@@ -162,13 +169,14 @@ import TinyTestSupport
 extension WaiterAsynchronousWaitTests {
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
   @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
-  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
+  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async throws {
     let executor = ManualExecutor()
     let waiter = Waiter()
     let wait = Task(executorPreference: executor) { await waiter.wait(timeout: timeout) }
     executor.runUntilIdle()  // suspended, its timeout task asleep
     waiter.finish()
     executor.runUntilIdle()
+    try #require(await finishes(wait))
     #expect(await wait.value)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyTestSupport
+import TinyWaiting
 
 /// The error that test promises are rejected with.
 struct TestError: Error, Equatable {
@@ -98,4 +99,17 @@ func currentThreadNumber() -> UInt {
 /// A one-word value as a number.
 private func number<Word>(_ word: Word) -> UInt {
   unsafeBitCast(word, to: UInt.self)
+}
+
+/// Whether `task` finishes within `timeout`: await its value only once this says so, so that a
+/// broken build fails the test instead of hanging it.
+func finishes<Success: Sendable, Failure: Error>(
+  _ task: Task<Success, Failure>, within timeout: Duration = .seconds(30)
+) async -> Bool {
+  let done = Waiter()
+  Task {
+    _ = await task.result
+    done.finish()
+  }
+  return await done.wait(timeout: timeout)
 }
