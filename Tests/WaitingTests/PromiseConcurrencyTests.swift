@@ -132,22 +132,36 @@ import TinyTestSupport
     #expect(promise.result?.error is PromiseCycleError)
   }
 
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
   @Test func aTaskTheOperationStartsMayAwaitThePromise() async throws {
-    // An unstructured task started by the operation inherits its task locals, but it is another
-    // task: awaiting the promise there is fine (the operation does not wait for it).
+    // A task started by the operation inherits its task locals, but it is another task:
+    // awaiting the promise there, while the operation still runs, is fine (the operation does
+    // not wait for it). That task runs on the manual executor, so its await is forced to happen
+    // while the promise is pending.
+    let executor = ManualExecutor()
     let own = Recorder<Promise<Int>>()
-    let awaiting = Recorder<Task<Int, any Error>>()
-    let start = Gate()
+    let inner = Recorder<Task<Int, any Error>>()
+    let start = Promise<Void>()
+    let started = Gate()
+    let release = Promise<Void>()
     let promise = Promise<Int> {
-      await start.opened()
-      awaiting.record(Task { try await own.all[0].value + 1 })
+      try await start.value
+      inner.record(Task(executorPreference: executor) { try await own.all[0].value + 1 })
+      started.open()
+      try await release.value
       return 1
     }
     own.record(promise)
-    start.open()
+    start.fulfill()
+    await started.opened()  // the operation waits for `release`
+    executor.runUntilIdle()  // the inner task waits for `promise`
+    #expect(promise.storage.withLock { $0.waitingCount } == 1)
+    executor.runFreely()
+    release.fulfill()
     #expect(try await promise.value == 1)
-    try #require(await finishes(awaiting.all[0]))
-    #expect(try await awaiting.all[0].value == 2)
+    let awaiting = try #require(inner.all.first)
+    try #require(await finishes(awaiting))
+    #expect(try await awaiting.value == 2)
   }
 }
 

@@ -71,13 +71,17 @@ func onSmallStack<Result: Sendable>(_ body: @escaping @Sendable () -> Result) as
 /// A task executor that runs nothing until the test says so: the jobs of a task started with
 /// `Task(executorPreference:)` wait here until ``runUntilIdle()`` runs them on the calling
 /// thread. When it returns, every such task has run as far as it can: it has finished, or it is
-/// suspended, waiting for something outside the executor (a continuation, a sleep).
+/// suspended, waiting for something outside the executor (a continuation, a sleep). After
+/// ``runFreely()``, jobs run on their own, on Dispatch's global queue.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class ManualExecutor: TaskExecutor, Sendable {
   private let jobs = Recorder<UnownedJob>()
+  private let isFree = Gate()
 
   func enqueue(_ job: consuming ExecutorJob) {
     jobs.record(UnownedJob(job))
+    // Recorded first: a `runFreely()` that opens the gate after this check still finds it.
+    if isFree.isOpen { flush() }
   }
 
   /// Runs the queued jobs, and those they queue, until none is left.
@@ -86,6 +90,18 @@ final class ManualExecutor: TaskExecutor, Sendable {
       for job in batch {
         job.runSynchronously(on: asUnownedTaskExecutor())
       }
+    }
+  }
+
+  /// Lets every job, queued now or later, run on its own.
+  func runFreely() {
+    isFree.open()
+    flush()
+  }
+
+  private func flush() {
+    for job in jobs.removeAll() {
+      DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
   }
 }
