@@ -8,7 +8,9 @@ extension Promise {
   /// so dropping the promise does not stop the operation. An operation that awaits
   /// ``value`` of this very promise would wait for its own end: that `value` throws
   /// ``PromiseCycleError`` at once instead (so, unless the operation catches it, the promise is
-  /// rejected with it).
+  /// rejected with it). Only the operation's own task is checked: a task it starts and does
+  /// not wait for may await the promise, while a child task it waits for (`async let`, a task
+  /// group) that awaits the promise is not detected and never ends.
   ///
   /// ```swift
   /// let feed = Promise { try await api.fetchFeed() }   // Promise<Feed>
