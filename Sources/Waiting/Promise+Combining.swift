@@ -7,8 +7,9 @@ extension Promise {
   /// rejected, with the error of the input that was rejected first; later errors are ignored.
   /// "First" is the order in which the inputs were rejected, as with ``race(_:)``: when one
   /// input is rejected inside another's callbacks (a promise made from another with
-  /// ``recover(_:)`` that throws, say), the earlier rejection still wins. With no promises it
-  /// is fulfilled at once with `[]`. The same promise may appear more than once. The returned
+  /// ``recover(_:)`` that throws, say), the earlier rejection still wins. When an input is
+  /// already rejected, or every input already fulfilled, the returned promise is resolved at
+  /// once. With no promises it is fulfilled at once with `[]`. The same promise may appear more than once. The returned
   /// promise holds its inputs weakly: it keeps none of them alive.
   ///
   /// ```swift
@@ -24,7 +25,19 @@ extension Promise {
   /// - Complexity: O(*n*) for *n* promises.
   public static func all(_ promises: [Promise<Value>]) -> Promise<[Value]> {
     if promises.isEmpty { return Promise<[Value]>(value: []) }
-    let collector = Collector(promises)
+    // Decided already when an input is rejected (any input still pending is rejected later),
+    // or when every input is fulfilled.
+    let inputs = Inputs(promises)
+    if let rejected = inputs.firstResolution(where: \.isRejected) {
+      return Promise<[Value]>(result: rejected.map { [$0] })
+    }
+    var values: [Value] = []
+    for promise in promises {
+      guard case .success(let value)? = promise.result else { break }
+      values.append(value)
+    }
+    if values.count == promises.count { return Promise<[Value]>(value: values) }
+    let collector = Collector(inputs, count: promises.count)
     for (index, promise) in promises.enumerated() {
       promise.whenResolved { collector.receive($0, at: index) }
     }
@@ -38,8 +51,9 @@ extension Promise {
   /// inputs resolved, not the order in which their callbacks ran: when one input resolves
   /// inside another's callbacks (a promise made from another with ``map(_:)``, or resolved
   /// by one of its callbacks), or when several resolve at once on different threads, the one
-  /// that resolved first still wins. Inputs that were already resolved when `race` was called
-  /// count in the order they resolved; the same promise may appear more than once. With no
+  /// that resolved first still wins. When an input is already resolved, the returned promise
+  /// is resolved at once, as the input that resolved first (inputs still pending resolve later);
+  /// the same promise may appear more than once. With no
   /// promises, the returned promise never resolves, as JavaScript's `Promise.race([])` never
   /// settles (awaiting it ends only when the awaiting task is cancelled).
   ///
@@ -62,9 +76,13 @@ extension Promise {
   /// - Returns: A promise for the first resolution.
   /// - Complexity: O(*n*) for *n* promises.
   public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
-    let first = Promise<Value>()
-    guard !promises.isEmpty else { return first }
+    guard !promises.isEmpty else { return Promise() }
     let inputs = Inputs(promises)
+    // Decided already when an input is resolved: any input still pending resolves later.
+    if let resolved = inputs.firstResolution(where: { _ in true }) {
+      return Promise(result: resolved)
+    }
+    let first = Promise<Value>()
     for promise in promises {
       promise.whenResolved { result in
         guard inputs.claim() else { return }
@@ -133,9 +151,9 @@ private final class Collector<Value: Sendable>: Sendable {
   /// The values so far, in input order, and how many are still missing.
   private let state: Locked<(values: [Value?], missing: Int)>
 
-  init(_ promises: [Promise<Value>]) {
-    inputs = Inputs(promises)
-    state = Locked((Array(repeating: nil, count: promises.count), promises.count))
+  init(_ inputs: Inputs<Value>, count: Int) {
+    self.inputs = inputs
+    state = Locked((Array(repeating: nil, count: count), count))
   }
 
   /// Takes the resolution of the input at `index`: stores a value, fulfils the combined
@@ -152,11 +170,7 @@ private final class Collector<Value: Sendable>: Sendable {
       if let values, inputs.claim() { combined.settle(with: .success(values)) }
     case .failure(let error):
       guard inputs.claim() else { return }
-      let isRejected: (Promise<Value>.State.Phase) -> Bool = {
-        if case .rejected = $0 { return true }
-        return false
-      }
-      let first = inputs.firstResolution(where: isRejected) ?? result
+      let first = inputs.firstResolution(where: \.isRejected) ?? result
       combined.settle(with: .failure(first.failure ?? error))
     }
   }

@@ -85,7 +85,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Called from inside a callback or a transform (while this thread is delivering another
   ///   resolution), it still runs this promise's own callbacks before it returns, but the
   ///   promises made from this one resolve later on this thread, after that callback has
-  ///   returned and before the outermost resolution on this thread returns.
+  ///   returned and before the outermost resolution on this thread returns. (Promises made
+  ///   from promises that are resolved already are resolved when they are made.)
   ///
   /// ```swift
   /// let promise = Promise<Int>()
@@ -146,18 +147,20 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
       }
     }
     guard let delivery else { return false }
-    if !delivery.callbacks.isEmpty {
-      // The outermost resolution on this thread runs the chained resolutions that its
-      // callbacks queue, one after another, before it returns.
-      let isOutermost = Trampoline.enter()
-      withUnsafePointer(to: result) { result in
-        for (index, entry) in delivery.callbacks.enumerated() {
-          entry.callback(result)
-          if index == delivery.lastQueued { deliverDeferred(result) }
-        }
+    if delivery.callbacks.isEmpty { return true }
+    // The outermost resolution on this thread runs the chained resolutions that its callbacks
+    // queue, one after another, before it returns.
+    let isOutermost = Trampoline.enter()
+    withUnsafePointer(to: result) { result in
+      for (index, entry) in delivery.callbacks.enumerated() {
+        entry.callback(result)
+        if index == delivery.lastQueued { deliverDeferred(result) }
       }
-      if isOutermost { Trampoline.leave() }
     }
+    // The callbacks are released here, after they ran and before the chained resolutions do,
+    // whatever the optimizer does: a `deinit` they set off runs as if in a callback.
+    _ = consume delivery
+    if isOutermost { Trampoline.leave() }
     return true
   }
 

@@ -126,6 +126,23 @@ import TinyTestSupport
     #expect(Promise.all([failedLate, failedEarly]).result?.testError == TestError(1))
   }
 
+  @Test func combinatorsOfResolvedInputsAreResolvedWhenMadeEvenInsideACallback() {
+    // Inside a callback, promises made from a promise resolving there resolve later; those
+    // made from inputs resolved already are decided, and resolved, when made.
+    let trigger = Promise<Int>()
+    let seen = Recorder<String>()
+    let fulfilled = Promise(value: 1)
+    let rejected = Promise<Int>(error: TestError(2))
+    trigger.whenResolved { _ in
+      seen.record("race \(Promise.race([Promise(), fulfilled]).result?.value ?? -1)")
+      seen.record("all \(Promise.all([fulfilled, fulfilled]).result?.value ?? [])")
+      let failed = Promise.all([Promise(), rejected, fulfilled]).result?.testError
+      seen.record("all failed \(failed?.code ?? -1)")
+    }
+    trigger.fulfill(0)
+    #expect(seen.all == ["race 1", "all [1, 1]", "all failed 2"])
+  }
+
   @Test func raceIsWonByTheFirstResolutionWhenTheLaterOnesCallbackArrivesFirst() async {
     let early = Promise<Int>()
     let late = Promise<Int>()

@@ -26,6 +26,12 @@ struct PromiseState<Callback> {
       if case .pending = self { return true }
       return false
     }
+
+    /// Whether this is `.rejected`.
+    var isRejected: Bool {
+      if case .rejected = self { return true }
+      return false
+    }
   }
 
   /// What a registration leads to.
