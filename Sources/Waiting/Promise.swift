@@ -157,9 +157,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         if index == delivery.lastQueued { deliverDeferred(result) }
       }
     }
-    // The callbacks are released here, after they ran and before the chained resolutions do,
-    // whatever the optimizer does: a `deinit` they set off runs as if in a callback.
-    _ = consume delivery
     if isOutermost { Trampoline.leave() }
     return true
   }
