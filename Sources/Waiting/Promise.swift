@@ -150,14 +150,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     if delivery.callbacks.isEmpty { return true }
     // The outermost resolution on this thread runs the chained resolutions that its callbacks
     // queue, one after another, before it returns.
-    let isOutermost = Trampoline.enter()
+    let outermost = Trampoline.enter()
     withUnsafePointer(to: result) { result in
       for (index, entry) in delivery.callbacks.enumerated() {
         entry.callback(result)
         if index == delivery.lastQueued { deliverDeferred(result) }
       }
     }
-    if isOutermost { Trampoline.leave() }
+    if let outermost { Trampoline.leave(outermost) }
     return true
   }
 
@@ -165,9 +165,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// when this thread is not delivering a resolution, else right after the callback being
   /// delivered returns, so that a chain resolves as a loop, not as nested calls.
   func settle(with result: Result<Value, any Error>) {
-    if Trampoline.enter() {
+    if let entry = Trampoline.enter() {
       resolve(with: result)
-      Trampoline.leave()
+      Trampoline.leave(entry)
     } else {
       Trampoline.enqueue { self.resolve(with: result) }
     }

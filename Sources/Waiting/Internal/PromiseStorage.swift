@@ -39,10 +39,10 @@ struct PromiseStorage<Value>: ~Copyable {
   deinit {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
     // and one still delivering them is held alive by the thread that delivers.
-    var released: ReleasedCallbacks?
+    var released: [(id: UInt64, callback: PromiseCallback)] = []
     let isFulfilled = state.withLock { state in
       if state.isResolved { return state.isFulfilled }
-      if state.waitingCount > 0 { released = ReleasedCallbacks(state.takeAllWaiting()) }
+      if state.waitingCount > 0 { released = state.takeAllWaiting() }
       return false
     }
     if isFulfilled { slot.deinitialize(count: 1) }
@@ -50,7 +50,7 @@ struct PromiseStorage<Value>: ~Copyable {
     // The callbacks of a pending promise may hold the next promise of a chain, whose own
     // callbacks hold the next, and so on: released through the trampoline, the chain is freed
     // one link after another instead of one `deinit` inside the next.
-    if let released { Trampoline.run { released.callbacks = [] } }
+    if !released.isEmpty { Trampoline.release(released) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.
@@ -74,15 +74,3 @@ struct PromiseStorage<Value>: ~Copyable {
 /// `Result<Value, any Error>` the promise is resolved with, so its type does not depend on
 /// `Value`.
 typealias PromiseCallback = @Sendable (UnsafeRawPointer) -> Void
-
-/// The callbacks of a pending promise that is going away, in a box of their own, so that the
-/// trampoline releases them exactly when it runs `callbacks = []`. (Handing the array itself to
-/// `Trampoline.release` is not enough in optimized builds, which may release a consumed value
-/// at the end of the function, after the trampoline has stopped running.)
-private final class ReleasedCallbacks {
-  var callbacks: [(id: UInt64, callback: PromiseCallback)]
-
-  init(_ callbacks: [(id: UInt64, callback: PromiseCallback)]) {
-    self.callbacks = callbacks
-  }
-}
