@@ -130,6 +130,10 @@ enum Trampoline {
   /// the release waits for its turn in the queue, so the `deinit`s it sets off (which may
   /// release the next link of a chain, and so on) run one after another, not inside each
   /// other.
+  ///
+  /// Hand over the last reference: a temporary, or a variable with `consume`. Passing a
+  /// variable without `consume` passes a copy, and the variable's own reference, released
+  /// after this returns, may then be the last.
   @usableFromInline
   static func release<Value>(_ value: consuming Value) {
     if let entry = enter() {

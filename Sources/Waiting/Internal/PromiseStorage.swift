@@ -39,18 +39,18 @@ struct PromiseStorage<Value>: ~Copyable {
   deinit {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
     // and one still delivering them is held alive by the thread that delivers.
-    var released: [(id: UInt64, callback: PromiseCallback)] = []
-    let isFulfilled = state.withLock { state in
-      if state.isResolved { return state.isFulfilled }
-      if state.waitingCount > 0 { released = state.takeAllWaiting() }
-      return false
+    let (isFulfilled, released) = state.withLock {
+      state -> (Bool, [(id: UInt64, callback: PromiseCallback)]) in
+      if state.isResolved { return (state.isFulfilled, []) }
+      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : [])
     }
     if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
     // The callbacks of a pending promise may hold the next promise of a chain, whose own
     // callbacks hold the next, and so on: released through the trampoline, the chain is freed
-    // one link after another instead of one `deinit` inside the next.
-    if !released.isEmpty { Trampoline.release(released) }
+    // one link after another instead of one `deinit` inside the next. (Consumed, so that no
+    // copy of the array outlives the call: the last reference must go inside it.)
+    if !released.isEmpty { Trampoline.release(consume released) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.
