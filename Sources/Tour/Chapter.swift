@@ -10,7 +10,7 @@ struct Chapter: Sendable {
 /// Prints the chapters in order, each under a header, and reports what failed.
 enum Tour {
   static func run(_ chapters: [Chapter]) async {
-    print("TinyBlocks tour: \(chapters.count) chapter(s)\n")
+    print("TinyBlocks tour: \(counted(chapters.count, "chapter"))\n")
     var failures = 0
     for (number, chapter) in chapters.enumerated() {
       print("━━ \(number + 1). \(chapter.title) ━━")
@@ -24,11 +24,16 @@ enum Tour {
       print()
     }
     if failures > 0 {
-      print("\(failures) chapter(s) failed.")
+      print("\(counted(failures, "chapter")) failed.")
       exit(1)
     }
     print("Done.")
   }
+}
+
+/// "1 chapter", "6 chapters".
+func counted(_ count: Int, _ noun: String) -> String {
+  "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
 
 /// Prints a line of code next to what it produced (`code  → result`), or under it when the
