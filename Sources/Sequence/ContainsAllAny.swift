@@ -7,9 +7,9 @@ extension Sequence where Element: Equatable {
   /// infinite when every candidate occurs in it. `candidates` is read once, up front.
   ///
   /// ```swift
-  /// ["swift", "ios", "linux"].contains(allOf: ["linux", "swift"])   // true
-  /// ["swift", "ios"].contains(allOf: ["swift", "android"])          // false
-  /// [Int]().contains(allOf: [])                                     // true
+  /// ["swift", "ios", "linux"].contains(allOf: ["linux", "swift"])   // → true
+  /// ["swift", "ios"].contains(allOf: ["swift", "android"])          // → false
+  /// [Int]().contains(allOf: [])                                     // → true
   /// ```
   ///
   /// When the elements are `Hashable`, an overload with the same results that hashes many
@@ -32,9 +32,9 @@ extension Sequence where Element: Equatable {
   /// front.
   ///
   /// ```swift
-  /// ["swift", "ios"].contains(anyOf: ["android", "ios"])            // true
-  /// ["swift", "ios"].contains(anyOf: ["android"])                   // false
-  /// ["swift"].contains(anyOf: [])                                   // false
+  /// ["swift", "ios"].contains(anyOf: ["android", "ios"])            // → true
+  /// ["swift", "ios"].contains(anyOf: ["android"])                   // → false
+  /// ["swift"].contains(anyOf: [])                                   // → false
   /// ```
   ///
   /// When the elements are `Hashable`, an overload with the same results that hashes many
@@ -98,13 +98,14 @@ extension Sequence where Element: Hashable {
   /// many candidates.
   ///
   /// Same results as the `Equatable` overload: candidates are a set, no candidates gives
-  /// `true`, and the sequence is read once, until the last candidate is found. Up to 8
-  /// candidates, comparing each element with them is faster than hashing it (measured for
-  /// `Int`, `String` and a two-field struct), so that is what it does; beyond 8, it hashes.
+  /// `true`, and the sequence is read once, until the last candidate is found. Comparing an
+  /// element with a few candidates held in local slots is faster than hashing it, so up to 32
+  /// candidates of plain data (types without references, such as integers) and up to 8 of
+  /// other types it compares; beyond that, it hashes each element once.
   ///
   /// ```swift
-  /// ["a", "b", "c"].contains(allOf: ["c", "a"])   // true
-  /// ["a", "b", "c"].contains(allOf: ["c", "z"])   // false
+  /// ["a", "b", "c"].contains(allOf: ["c", "a"])   // → true
+  /// ["a", "b", "c"].contains(allOf: ["c", "z"])   // → false
   /// ```
   ///
   /// On a `Set`, the standard library's `isSuperset(of:)` gives the same answer without
@@ -113,7 +114,7 @@ extension Sequence where Element: Hashable {
   /// - Parameter candidates: The elements to look for.
   /// - Returns: `true` when each candidate equals some element of the sequence.
   /// - Complexity: O(*n* + *m*) expected, where *n* is the length of the sequence and *m* the
-  ///   number of candidates (O(*n* × *m*) for *m* ≤ 8).
+  ///   number of candidates (O(*n* × *m*) while it compares).
   @inlinable
   public func contains<Candidates: Sequence<Element>>(allOf candidates: Candidates) -> Bool {
     let candidates = Array(candidates)
@@ -134,12 +135,12 @@ extension Sequence where Element: Hashable {
   /// many candidates.
   ///
   /// Same results as the `Equatable` overload: no candidates gives `false`, and the sequence is
-  /// read once, until the first match. Up to 8 candidates it compares each element with them;
-  /// beyond 8, it hashes.
+  /// read once, until the first match. Up to 32 candidates of plain data and up to 8 of other
+  /// types it compares each element with them; beyond that, it hashes.
   ///
   /// ```swift
-  /// ["a", "b", "c"].contains(anyOf: ["z", "b"])   // true
-  /// ["a", "b", "c"].contains(anyOf: ["y", "z"])   // false
+  /// ["a", "b", "c"].contains(anyOf: ["z", "b"])   // → true
+  /// ["a", "b", "c"].contains(anyOf: ["y", "z"])   // → false
   /// ```
   ///
   /// On a `Set`, the standard library's `!isDisjoint(with:)` gives the same answer.
@@ -147,7 +148,7 @@ extension Sequence where Element: Hashable {
   /// - Parameter candidates: The elements to look for.
   /// - Returns: `true` when some element of the sequence equals some candidate.
   /// - Complexity: O(*n* + *m*) expected, where *n* is the length of the sequence and *m* the
-  ///   number of candidates (O(*n* × *m*) for *m* ≤ 8).
+  ///   number of candidates (O(*n* × *m*) while it compares).
   @inlinable
   public func contains<Candidates: Sequence<Element>>(anyOf candidates: Candidates) -> Bool {
     let candidates = Array(candidates)
