@@ -124,7 +124,7 @@ import TinyTestSupport
     arguments: Array(1...40) + [64, 100])
   func matchesTheModel(candidateCount: Int) {
     var random = SeededGenerator(seed: 0xC0_FFEE + UInt64(candidateCount))
-    for _ in 0..<60 {
+    for _ in 0..<30 {
       let elements = (0..<Int.random(in: 0...80, using: &random)).map { _ in
         Int.random(in: 0..<60, using: &random)
       }

@@ -34,8 +34,8 @@ import TinyTestSupport
     let seen = width.check(seed: 0x5EED_0000 + UInt64(width.rawValue.utf8.count))
     #expect(seen.mismatches == [])
     // Both outcomes are exercised many times.
-    #expect(seen.fitting > 50)
-    #expect(seen.notFitting > 50)
+    #expect(seen.fitting > 20)
+    #expect(seen.notFitting > 20)
   }
 
   @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
@@ -45,8 +45,8 @@ import TinyTestSupport
       checkAgainstModel(Int128.self, seed: 128), checkAgainstModel(UInt128.self, seed: 129),
     ] {
       #expect(seen.mismatches == [])
-      #expect(seen.fitting > 50)
-      #expect(seen.notFitting > 50)
+      #expect(seen.fitting > 20)
+      #expect(seen.notFitting > 20)
     }
   }
 
@@ -108,14 +108,14 @@ import TinyTestSupport
 }
 
 /// Checks `exactSum()` (the contiguous and the sequence paths), `sum()` and `sum(of:)` against
-/// the model on 600 seeded random inputs, mostly of edge values; returns the counts of totals
+/// the model on 300 seeded random inputs, mostly of edge values; returns the counts of totals
 /// that fit and that do not, and a description of each mismatch.
 func checkAgainstModel<Value: FixedWidthInteger>(_: Value.Type, seed: UInt64) -> (
   fitting: Int, notFitting: Int, mismatches: [String]
 ) {
   var random = SeededGenerator(seed: seed)
   var seen = (fitting: 0, notFitting: 0, mismatches: [String]())
-  for _ in 0..<600 {
+  for _ in 0..<300 {
     let count = Int.random(in: 0...24, using: &random)
     let input = (0..<count).map { _ in randomValue(Value.self, using: &random) }
     let model = input.modelSum
