@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Integer sums are exact: checked against a big-integer model on seeded random inputs of
 /// every width, at the edges, and across the blocks the contiguous path sums separately.
-@Suite(.timeLimit(.minutes(1))) struct ExactSumTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ExactSumTests {
   enum Width: String, CaseIterable, CustomTestStringConvertible {
     case int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint
 

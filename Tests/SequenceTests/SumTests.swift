@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinySequence
 
-@Suite(.timeLimit(.minutes(1))) struct SumTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct SumTests {
   @Test(
     "sum of Ints",
     arguments: [

@@ -4,7 +4,7 @@ import Testing
 
 /// The longest any helper here waits before it stops the test process: a broken test fails
 /// with a message naming the helper instead of hanging the suite.
-public let helperTimeout: Duration = .seconds(60)
+public let helperTimeout: Duration = .seconds(isThreadSanitized ? 300 : 60)
 
 /// A one-shot signal between threads and tasks: ``open()`` releases every ``wait()`` and
 /// ``opened()``, now and later.
@@ -171,4 +171,12 @@ public func mainQueueTurn() async {
   await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
     DispatchQueue.main.async { done.resume() }
   }
+}
+
+/// Inside an exit test that expects the program to stop: ends the process successfully after
+/// `seconds` if it is still running, so that a hang (what a missed trap can turn into) fails the
+/// test by name instead of stalling the suite.
+public func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
+  // timing: a watchdog, not an ordering of events.
+  DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
 }
