@@ -79,8 +79,8 @@ extension Sequence where Element: FixedWidthInteger {
   /// ```
   ///
   /// An array or another sequence in contiguous memory, of elements of at most 64 bits, is
-  /// summed in wide accumulators that the compiler vectorizes: as fast as a wrapping `&+`
-  /// loop. Other sequences add with a wrapping add and count the wraps.
+  /// summed in wide accumulators that the compiler vectorizes, close to the speed of a wrapping
+  /// `&+` loop. Other sequences add with a wrapping add and count the wraps.
   ///
   /// - Returns: The sum of all elements; zero for an empty sequence.
   /// - Complexity: O(*n*), where *n* is the length of the sequence; one pass.
