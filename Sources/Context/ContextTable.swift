@@ -133,7 +133,7 @@ public final class ContextTable: Sendable {
     let storage = table.withLock {
       $0.storage(for: owner, creating: creating, leftovers: &leftovers)
     }
-    release(&leftovers)
+    if !leftovers.isEmpty { release(&leftovers) }
     return storage
   }
 

@@ -6,10 +6,15 @@ import Dispatch
 /// "On the main queue" is read from a queue-specific key, never from `Thread.isMainThread`: a
 /// serial queue that targets the main queue counts, and, as libdispatch makes the main queue
 /// current on the main thread, so does plain code on the main thread. From anywhere else the
-/// work is queued, and it runs only when something drains the main queue: an app's run loop,
-/// `dispatchMain()`, or `RunLoop.main.run()` in a command-line tool. On Linux, a command-line
-/// tool must drive the main queue itself, and in Swift Testing the main queue never drains.
-/// From `async` code, use the standard library's `await MainActor.run { … }` instead.
+/// work is queued, and it runs whenever the main thread is free to drain the main queue: an
+/// app's run loop; Swift Testing (its tests run off the main thread, and the main queue keeps
+/// draining, also for `@MainActor` tests); an `async` XCTest test; a synchronous XCTest test
+/// only while it waits (`wait(for:timeout:)`, `Waiter.wait`), since its body occupies the main
+/// thread; a command-line tool only when its top-level code is `async` or it runs
+/// `RunLoop.main.run()` / `dispatchMain()`. (Measured on Linux; on Apple platforms the same
+/// rule follows from the same mechanism: the main thread's run loop or the concurrency
+/// runtime's main executor drains the main queue.) From `async` code, use the standard
+/// library's `await MainActor.run { … }` instead.
 ///
 /// ```swift
 /// onMainQueue { label.text = "done" }   // on the main queue: runs now; elsewhere: queued

@@ -10,10 +10,10 @@ extension Sequence {
   /// first element is returned. (The standard library's `max(by:)` returns a leading NaN.)
   ///
   /// ```swift
-  /// ["kiwi", "banana", "fig"].max(of: \.count)        // "banana"
-  /// ["ab", "cd"].max(of: \.count)                     // "ab" (the first of a tie)
-  /// [Double.nan, 2, 1].max(of: { $0 })                // 2.0
-  /// [String]().max(of: \.count)                       // nil
+  /// ["kiwi", "banana", "fig"].max(of: \.count)        // → Optional("banana")
+  /// ["ab", "cd"].max(of: \.count)                     // → Optional("ab"): the first of a tie
+  /// [Double.nan, 2, 1].max(of: { $0 })                // → Optional(2.0)
+  /// [String]().max(of: \.count)                       // → nil
   /// ```
   ///
   /// - Parameter key: Returns the value to compare an element by.
@@ -38,9 +38,9 @@ extension Sequence {
   ///
   /// ```swift
   /// let stops = [12.5, 3.0, 7.25]
-  /// stops.min(of: { abs($0 - 8) })                    // 7.25, the stop nearest to 8
-  /// ["ab", "c", "d"].min(of: \.count)                 // "c" (the first of a tie)
-  /// [Double]().min(of: { $0 })                        // nil
+  /// stops.min(of: { abs($0 - 8) })                    // → Optional(7.25): the stop nearest to 8
+  /// ["ab", "c", "d"].min(of: \.count)                 // → Optional("c"): the first of a tie
+  /// [Double]().min(of: { $0 })                        // → nil
   /// ```
   ///
   /// - Parameter key: Returns the value to compare an element by.

@@ -6,9 +6,9 @@ extension Sequence {
   /// one-element sequence gives that element without calling `nextPartialResult`.
   ///
   /// ```swift
-  /// [3, 1, 2].reduce(+)                       // Optional(6)
-  /// ["a", "b", "c"].reduce { "\($0)/\($1)" }  // Optional("a/b/c")
-  /// [Int]().reduce(+)                         // nil
+  /// [3, 1, 2].reduce(+)                       // → Optional(6)
+  /// ["a", "b", "c"].reduce { "\($0)/\($1)" }  // → Optional("a/b/c")
+  /// [Int]().reduce(+)                         // → nil
   /// ```
   ///
   /// When the operation has an identity, the seeded `reduce(_:_:)` of the standard library is

@@ -4,19 +4,19 @@ extension Sequence where Element: AdditiveArithmetic {
   /// The elements are added from left to right with `+=`, exactly as a hand-written loop does,
   /// so the result has the same semantics as that loop:
   ///
-  /// - Fixed-width integers trap on overflow, like `+`, as soon as a partial sum leaves the
-  ///   type's range (even if a later element would bring it back). Where the elements are known
-  ///   to be integers, the `FixedWidthInteger` overload runs instead, whose message names the
-  ///   type and the values in release builds too. For wrapping arithmetic write
-  ///   `reduce(0, &+)`; to detect overflow without trapping, use
-  ///   `addingReportingOverflow(_:)` in a loop.
+  /// - Where the elements are known to be fixed-width integers, the `FixedWidthInteger`
+  ///   overload runs instead: its sum is exact, and it stops the program only when the true
+  ///   total does not fit in the type. Generic code that knows only `AdditiveArithmetic` gets
+  ///   this overload, where an integer `+=` traps as soon as a partial sum leaves the type's
+  ///   range (even if a later element would bring it back), without a message in release
+  ///   builds. For wrapping arithmetic write `reduce(0, &+)`.
   /// - Floating-point values are summed naively: rounding error grows with the count, a NaN
   ///   anywhere gives NaN, and `infinity + -infinity` gives NaN.
   ///
   /// ```swift
-  /// [1, 2, 3].sum()                            // 6
-  /// [Int]().sum()                              // 0
-  /// [Duration.seconds(1), .milliseconds(500)].sum()  // 1.5 seconds
+  /// [1.5, 2.5].sum()                                 // → 4.0
+  /// [Double]().sum()                                 // → 0.0
+  /// [Duration.seconds(1), .milliseconds(500)].sum()  // → 1.5 seconds
   /// ```
   ///
   /// - Returns: The sum of all elements; `.zero` for an empty sequence.
@@ -36,13 +36,14 @@ extension Sequence {
   /// sequence is empty.
   ///
   /// `value` is called once per element, in order. The values are added from left to right
-  /// with `+=`, so integer overflow traps like `+` (with a message naming the type and the
-  /// values) and floating-point sums are naive, as for `sum()`.
+  /// with `+=`, so floating-point sums are naive, as for `sum()`. Where the values are known
+  /// to be fixed-width integers, the `FixedWidthInteger` overload runs instead, whose sum is
+  /// exact.
   ///
   /// ```swift
   /// orders.sum(of: \.total)                    // the grand total
-  /// words.sum(of: \.count)                     // the number of characters
-  /// [String]().sum(of: \.count)                // 0
+  /// ["a", "bb"].sum(of: { Double($0.count) })  // → 3.0
+  /// [String]().sum(of: { Double($0.count) })   // → 0.0
   /// ```
   ///
   /// - Parameter value: Returns the value to add for an element.
@@ -62,43 +63,63 @@ extension Sequence {
 }
 
 extension Sequence where Element: FixedWidthInteger {
-  /// Returns the sum of the elements, or zero when the sequence is empty; stops the program
-  /// with a message if a partial sum overflows.
+  /// Returns the exact sum of the elements, or zero when the sequence is empty; stops the
+  /// program with a message when that sum does not fit in the element type.
   ///
-  /// The same sum as the `AdditiveArithmetic` overload, left to right, for integer elements:
-  /// when a partial sum leaves the type's range the program stops, as `+` does, and the message
-  /// (kept in release builds, where `+` gives none) names the type, the partial sum and the
-  /// element.
+  /// Unlike a loop of `+=`, the result does not depend on the order of the elements: only the
+  /// true total has to fit in the type, not every partial sum along the way. When it does not
+  /// fit, the program stops with a message that names the method, the type and the bound the
+  /// total passed, in release builds too.
   ///
   /// ```swift
-  /// [Int.max, -1, 1].sum()   // Int.max: every partial sum is in range
-  /// [Int.max, 1, -1].sum()   // stops: "Sequence.sum(): Int overflow adding 1 to 9223372036854775807"
+  /// [Int.max, 1, -1].sum()   // → 9223372036854775807: the total fits
+  /// [Int8.min, -1, 1].sum()  // → -128
+  /// [Int.max, 1].sum()       // stops: "Sequence.sum(): the total is greater than Int.max
+  ///                          // (9223372036854775807), so it does not fit in Int"
   /// ```
+  ///
+  /// An array or another sequence in contiguous memory, of elements of at most 64 bits, is
+  /// summed in wide accumulators that the compiler vectorizes, close to the speed of a wrapping
+  /// `&+` loop. Other sequences add with a wrapping add and count the wraps.
   ///
   /// - Returns: The sum of all elements; zero for an empty sequence.
   /// - Complexity: O(*n*), where *n* is the length of the sequence; one pass.
   @inlinable
   public func sum() -> Element {
-    var total = Element.zero
-    for element in self {
-      let (partial, overflow) = total.addingReportingOverflow(element)
-      if _slowPath(overflow) { sumOverflow("sum()", total, element) }
-      total = partial
-    }
+    let (total, isAbove) = exactSum()
+    guard let total else { sumOutOfRange("sum()", Element.self, isAbove: isAbove) }
     return total
+  }
+
+  /// The exact sum of the elements, or `nil` when it does not fit in `Element`; then `isAbove`
+  /// tells whether it is above `Element.max` or below `Element.min`.
+  @inlinable
+  internal func exactSum() -> (total: Element?, isAbove: Bool) {
+    if Element.bitWidth <= 64,
+      let wide = withContiguousStorageIfAvailable({ WideSum.of($0) })
+    {
+      return wide.exactTotal(as: Element.self)
+    }
+    var total = IntegerSum<Element>()
+    for element in self {
+      total.add(element)
+    }
+    return total.exactTotal
   }
 }
 
 extension Sequence {
-  /// Returns the sum of the integers `value` gives for the elements, or zero when the
-  /// sequence is empty; stops the program with a message if a partial sum overflows.
+  /// Returns the exact sum of the integers `value` gives for the elements, or zero when the
+  /// sequence is empty; stops the program with a message when that sum does not fit in the
+  /// value type.
   ///
-  /// The same sum as the `AdditiveArithmetic` overload, for integer values: when a partial
-  /// sum leaves the type's range the program stops, with a message (kept in release builds)
-  /// naming the type, the partial sum and the value.
+  /// `value` is called once per element, in order. As for the integer `sum()`, only the true
+  /// total has to fit in the type, whatever the order of the values, and the message (kept in
+  /// release builds) names the method, the type and the bound the total passed.
   ///
   /// ```swift
-  /// orders.sum(of: \.quantity)   // the number of items ordered
+  /// orders.sum(of: \.quantity)               // the number of items ordered
+  /// [Int.max, 1, -1].sum(of: { $0 })         // → 9223372036854775807
   /// ```
   ///
   /// - Parameter value: Returns the value to add for an element.
@@ -109,22 +130,12 @@ extension Sequence {
   public func sum<Value: FixedWidthInteger, Failure: Error>(
     of value: (Element) throws(Failure) -> Value
   ) throws(Failure) -> Value {
-    var total = Value.zero
+    var sum = IntegerSum<Value>()
     for element in self {
-      let next = try value(element)
-      let (partial, overflow) = total.addingReportingOverflow(next)
-      if _slowPath(overflow) { sumOverflow("sum(of:)", total, next) }
-      total = partial
+      sum.add(try value(element))
     }
+    let (total, isAbove) = sum.exactTotal
+    guard let total else { sumOutOfRange("sum(of:)", Value.self, isAbove: isAbove) }
     return total
   }
-}
-
-/// Stops the program: adding `value` to the partial sum `total` overflowed.
-@usableFromInline
-@inline(never)
-internal func sumOverflow<Value: FixedWidthInteger>(
-  _ method: StaticString, _ total: Value, _ value: Value
-) -> Never {
-  fatalError("Sequence.\(method): \(Value.self) overflow adding \(value) to \(total)")
 }

@@ -29,7 +29,7 @@ let contextChapter = Chapter(
     alert.contextInfo[ContextKey<Row>("row")] == nil
       ? "no: keys are unique by identity, not by name" : "yes")
 
-  say("")
+  print()
   say("An extension property backed by the context: rows that were never expanded cost nothing.")
   let expandedKey = ContextKey<Bool>("expanded", default: false)
   let rows = (1...5).map { Row(title: "row \($0)") }
@@ -41,7 +41,7 @@ let contextChapter = Chapter(
     show("rows with an entry in the side table", entries)
   #endif
 
-  say("")
+  print()
   say("Eight connections whose chunks arrive on concurrent callbacks, each into its own buffer:")
   final class Connection: ContextCarrying, Sendable {
     let id: Int
@@ -71,7 +71,7 @@ let contextChapter = Chapter(
     "bytes per connection (100 chunks of id bytes)",
     connections.map { $0.contextInfo[bufferKey]?.total ?? 0 })
 
-  say("")
+  print()
   say("Lifetime: the values go with their object.")
   final class Probe: Sendable {}
   let probeKey = ContextKey<Probe>("probe")

@@ -42,13 +42,13 @@ let schedulingChapter = Chapter(
   let limiter = RateLimiter(interval: .milliseconds(100))
   await tap(through: { limiter.execute($0) })
 
-  say("")
+  print()
   say("The same taps through Debouncer(interval: .milliseconds(100)):")
   say("only the last tap runs, 100 ms after it, once the taps have stopped.")
   let debouncer = Debouncer(interval: .milliseconds(100))
   await tap(through: { debouncer.execute($0) })
 
-  say("")
+  print()
   say("DefaultPeriodicTaskLauncher ticks on absolute deadlines: 30 ticks at 10 ms.")
   let launcher = DefaultPeriodicTaskLauncher()
   let thirtyTicks = Waiter(count: 30)
@@ -67,7 +67,7 @@ let schedulingChapter = Chapter(
   show("mean lateness", "\(meanLateness.milliseconds) ms")
   show("30th tick, ideal 300 ms", "\(times.last?.milliseconds ?? "-") ms")
 
-  say("")
+  print()
   say("In tests, FakePeriodicTaskLauncher replaces time with explicit ticks:")
   let fake = FakePeriodicTaskLauncher()
   let tested = RateLimiter(interval: .seconds(1), launcher: fake)
@@ -75,10 +75,12 @@ let schedulingChapter = Chapter(
   for letter in ["a", "b", "c"] {
     tested.execute { ran.record(letter) }
   }
-  show("execute a, b, c", ran.recorded)
-  show("fake.fire()", "\(fake.fire()) → ran \(ran.recorded)")
-  show("fake.fire()", "\(fake.fire()): nothing kept, the limiter stops the launcher")
+  show("execute a, b, c", "ran \(ran.recorded); c is kept for the next tick")
+  show("fake.fire()", "\(fake.fire()): the tick ran c; ran \(ran.recorded)")
+  let stopped = fake.fire()
+  show("fake.fire()", "\(stopped): the tick found nothing kept and stopped the launcher")
   show("fake.isActive, fake.startCount", "\(fake.isActive), \(fake.startCount)")
+  show("fake.fire()", "\(fake.fire()): the launcher is inactive, nothing ran")
 }
 
 /// A lock-protected list of labelled times that actions on any thread append to.

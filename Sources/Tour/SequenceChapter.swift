@@ -23,6 +23,7 @@ let sequenceChapter = Chapter(
 
   show("orders.sum(of: \\.total)", orders.sum(of: \.total))
   show("orders.sum(of: \\.items.count)", orders.sum(of: \.items.count))
+  show("[Int.max, 1, -1].sum()", "\([Int.max, 1, -1].sum()) (exact: only the total must fit)")
   let biggest = orders.max(of: \.total)
   show("orders.max(of: \\.total)?.customer", biggest?.customer ?? "none")
   let smallest = orders.min(of: \.total)
@@ -42,7 +43,7 @@ let sequenceChapter = Chapter(
   let caffeine = orders.filter { $0.items.contains(anyOf: ["coffee", "tea"]) }.count
   show("orders.filter { $0.items.contains(anyOf: [\"coffee\", \"tea\"]) }.count", caffeine)
 
-  say("")
+  print()
   say("They consume a sequence once, so they end lazy chains without building arrays:")
   let adaSpent = orders.lazy.filter { $0.customer == "Ada" }.sum(of: \.total)
   show("orders.lazy.filter { $0.customer == \"Ada\" }.sum(of: \\.total)", adaSpent)

@@ -15,9 +15,13 @@ import TinyTestSupport
     ([1, 2, 3], [3, 4], false, true),
     ([1, 2, 3], [4, 5], false, false),
     ([1, 2, 3], [1, 2, 3, 4], false, true),
-    // Beyond 8 candidates the Hashable overloads hash instead of comparing.
-    (Array(0..<8), Array(0..<8), true, true),  // 8: the last count that compares
-    (Array(0..<9), Array(0..<9), true, true),  // 9: the first count that hashes
+    // Integers are compared with up to 32 candidates, then hashed.
+    (Array(0..<8), Array(0..<8), true, true),
+    (Array(0..<9), Array(0..<9), true, true),
+    (Array(0..<32), Array(0..<32), true, true),  // 32: the last count that compares
+    (Array(0..<33), Array(0..<33), true, true),  // 33: the first count that hashes
+    (Array(0..<31), Array(0..<32), false, true),
+    (Array(1..<33), Array(0..<32), false, true),
     (Array(0..<20), Array(0..<12), true, true),
     (Array(0..<20), Array(10..<30), false, true),
     (Array(0..<20), Array(20..<40), false, false),
@@ -113,6 +117,50 @@ import TinyTestSupport
     #expect(tags.contains(anyOf: ["mac", "ios"].lazy.map { $0 }))
     #expect("hello".contains(allOf: "leh"))
     #expect(!"hello".contains(anyOf: "xyz"))
+  }
+
+  @Test(
+    "every candidate count, every strategy, matches a model on seeded random inputs",
+    arguments: Array(1...40) + [64, 100])
+  func matchesTheModel(candidateCount: Int) {
+    var random = SeededGenerator(seed: 0xC0_FFEE + UInt64(candidateCount))
+    for _ in 0..<30 {
+      let elements = (0..<Int.random(in: 0...80, using: &random)).map { _ in
+        Int.random(in: 0..<60, using: &random)
+      }
+      let candidates = (0..<candidateCount).map { _ in Int.random(in: 0..<70, using: &random) }
+      let wanted = Set(candidates)
+      // The model: the answers, and how far a single pass must read to know them.
+      let firstPositions = wanted.map { elements.firstIndex(of: $0) }
+      let all = firstPositions.allSatisfy { $0 != nil }
+      let allRead = all ? (firstPositions.map { $0! }.max() ?? -1) + 1 : elements.count
+      let anyPosition = elements.firstIndex(where: wanted.contains)
+      let anyRead = wanted.isEmpty ? 0 : anyPosition.map { $0 + 1 } ?? elements.count
+
+      let forAll = SinglePass(elements)
+      #expect(forAll.contains(allOf: candidates) == all)
+      #expect(forAll.readCount == allRead)
+      let forAny = SinglePass(elements)
+      #expect(forAny.contains(anyOf: candidates) == (anyPosition != nil))
+      #expect(forAny.readCount == anyRead)
+      #expect(elements.contains(allOf: candidates) == all)
+      #expect(elements.contains(anyOf: candidates) == (anyPosition != nil))
+
+      // The same through the Equatable overloads and through a type with references.
+      let equatable = SinglePass(elements.map(EquatableOnly.init))
+      #expect(equatable.contains(allOf: candidates.map(EquatableOnly.init)) == all)
+      #expect(equatable.readCount == allRead)
+      let equatableAny = SinglePass(elements.map(EquatableOnly.init))
+      #expect(
+        equatableAny.contains(anyOf: candidates.map(EquatableOnly.init)) == (anyPosition != nil))
+      #expect(equatableAny.readCount == anyRead)
+      let strings = SinglePass(elements.map { "tag \($0)" })
+      #expect(strings.contains(allOf: candidates.map { "tag \($0)" }) == all)
+      #expect(strings.readCount == allRead)
+      let stringsAny = SinglePass(elements.map { "tag \($0)" })
+      #expect(stringsAny.contains(anyOf: candidates.map { "tag \($0)" }) == (anyPosition != nil))
+      #expect(stringsAny.readCount == anyRead)
+    }
   }
 
   @Test func doesNotChangeTheToolchainsSubsequenceContains() {

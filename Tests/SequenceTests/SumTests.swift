@@ -1,6 +1,7 @@
 import Testing
-import TinySequence
 import TinyTestSupport
+
+@testable import TinySequence
 
 @Suite(.timeLimit(suiteTimeLimit)) struct SumTests {
   @Test(
@@ -10,7 +11,10 @@ import TinyTestSupport
       ([7], 7),
       ([1, 2, 3], 6),
       ([-1, 1], 0),
-      ([Int.max, -1, 1], Int.max),  // left to right, the partial sums stay in range
+      ([Int.max, -1, 1], Int.max),
+      ([Int.max, 1, -1], Int.max),  // exact: a partial sum leaves the range, the total does not
+      ([Int.min, -1, 1], Int.min),
+      ([Int.max, Int.max, Int.min, Int.min], -2),
       ([Int.min, 0], Int.min),
     ] as [([Int], Int)])
   func sumsInts(input: [Int], expected: Int) {
@@ -76,17 +80,39 @@ import TinyTestSupport
 
   @Test(
     arguments: [
-      (OverflowCase.intMaxPlusOne, "Sequence.sum(): Int overflow adding 1 to 9223372036854775807"),
-      // The partial sum overflows, even though the total would fit.
-      (.partialSumOverflows, "Sequence.sum(): Int overflow adding 1 to 9223372036854775807"),
-      (.int8, "Sequence.sum(): Int8 overflow adding 1 to 127"),
-      (.unsignedUnderflowFree, "Sequence.sum(): UInt overflow adding 1 to 18446744073709551615"),
+      (
+        OverflowCase.intMaxPlusOne,
+        "Sequence.sum(): the total is greater than Int.max (9223372036854775807), so it does "
+          + "not fit in Int"
+      ),
+      (
+        .int8Below,
+        "Sequence.sum(): the total is less than Int8.min (-128), so it does not fit in Int8"
+      ),
+      (
+        .unsignedAbove,
+        "Sequence.sum(): the total is greater than UInt.max (18446744073709551615), so it "
+          + "does not fit in UInt"
+      ),
+      (
+        .singlePass,
+        "Sequence.sum(): the total is less than Int.min (-9223372036854775808), so it does "
+          + "not fit in Int"
+      ),
       (
         .sumOf,
-        "Sequence.sum(of:): Int overflow adding -9223372036854775808 to -9223372036854775808"
+        "Sequence.sum(of:): the total is less than Int.min (-9223372036854775808), so it "
+          + "does not fit in Int"
+      ),
+      (
+        .largeBlock,
+        "Sequence.sum(): the total is greater than Int.max (9223372036854775807), so it does "
+          + "not fit in Int"
       ),
     ])
-  func integerOverflowStopsTheProgramWithAMessage(overflow: OverflowCase, message: String) async {
+  func aTotalThatDoesNotFitStopsTheProgramWithAMessage(overflow: OverflowCase, message: String)
+    async
+  {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [overflow = overflow as OverflowCase] in
       // The result is printed so that the optimizer cannot drop the call.
@@ -102,10 +128,12 @@ import TinyTestSupport
     }
   }
 
-  @Test func sumOfAddsFromLeftToRight() {
+  @Test func sumOfAddsFloatingPointFromLeftToRightAndIntegersExactly() {
     #expect([1e16, 1, -1e16].sum(of: { $0 }) == (1e16 + 1) - 1e16)
     #expect([Int.max, -1, 1].sum(of: { $0 }) == Int.max)
-    #expect([Int8.max, -1, 1].sum() == Int8.max)
+    #expect([Int.max, 1, -1].sum(of: { $0 }) == Int.max)
+    #expect([Int8.max, 1, -1].sum() == Int8.max)
+    #expect([UInt8.max, 1].sum(of: { $0 &- 1 }) == 254)
   }
 
   @Test func aThrownErrorStopsReadingForNonIntegerValuesToo() {
@@ -127,20 +155,21 @@ import TinyTestSupport
   }
 }
 
-/// The overflowing sums, run in a child process.
+/// Sums whose totals do not fit, run in a child process.
 enum OverflowCase: String, Codable, CustomTestStringConvertible {
-  case intMaxPlusOne, partialSumOverflows, int8, unsignedUnderflowFree, sumOf
+  case intMaxPlusOne, int8Below, unsignedAbove, singlePass, sumOf, largeBlock
 
   var testDescription: String { rawValue }
 
-  /// Computes the sum, which overflows.
+  /// Computes the sum, which does not fit.
   func run() -> String {
     switch self {
     case .intMaxPlusOne: "\([Int.max, 1].sum())"
-    case .partialSumOverflows: "\([Int.max, 1, -1].sum())"
-    case .int8: "\([Int8(100), 27, 1].sum())"
-    case .unsignedUnderflowFree: "\([UInt.max, 1].sum())"
+    case .int8Below: "\([Int8(-100), 27, -56].sum())"
+    case .unsignedAbove: "\([UInt.max, 1].sum())"
+    case .singlePass: "\([Int.min, 1, -2].lazy.map { $0 }.sum())"
     case .sumOf: "\(["a", "b"].sum(of: { _ in Int.min }))"
+    case .largeBlock: "\(Array(repeating: 1 << 47, count: 1 << 16).sum())"
     }
   }
 }

@@ -10,8 +10,9 @@ import Foundation
 /// be an object whose own context holds the next object, and so on (a chain of owners), and
 /// releasing them one inside the other would nest as deep as the chain. On the trampoline,
 /// each context's values are released after the current one's, on the same thread.
+@usableFromInline
 final class ContextStorage: Sendable {
-  private let values = Locked(ContextValues())
+  @usableFromInline let values = Locked(ContextValues())
 
   init() {}
 
@@ -26,6 +27,7 @@ final class ContextStorage: Sendable {
   }
 
   /// The value stored under `key`, if any; else, with `orDefault`, the key's default.
+  @inlinable
   func value<Value>(for key: ContextKey<Value>, orDefault: Bool = false) -> Value? {
     let found = values.withLock { values -> (found: Bool, value: Value?) in
       guard let position = values.position(of: key.id) else { return (false, nil) }
@@ -37,25 +39,29 @@ final class ContextStorage: Sendable {
 
   /// The key's default value; out of line, so that reading a stored value needs no metadata
   /// for `Optional<Value>` (a lookup that measured a third of a read).
+  @inlinable
   @inline(never)
-  private static func defaultValue<Value>(of key: ContextKey<Value>) -> Value? {
+  static func defaultValue<Value>(of key: ContextKey<Value>) -> Value? {
     key.defaultValue
   }
 
   /// Stores `value` under `key`, replacing what was there.
   func setValue<Value>(_ value: Value, for key: ContextKey<Value>) {
-    let replaced = values.withLock { $0.setValue(value, for: key.id) }
+    let box = TypedBox(value)  // allocated before the lock
+    let replaced = values.withLock { $0.setValue(box, for: key.id) }
     withExtendedLifetime(replaced) {}  // released here, after the lock
   }
 
   /// Returns the value stored under `key`, first storing `value` if there is none.
   func value<Value>(for key: ContextKey<Value>, insertingIfAbsent value: Value) -> Value {
-    values.withLock { $0.value(for: key.id, insertingIfAbsent: value).stored }
+    // A box that is not stored is released here, after the lock.
+    let box = TypedBox(value)
+    return values.withLock { $0.value(for: key.id, insertingIfAbsent: box).stored }
   }
 
   /// Removes the value stored under `key` and returns it, if any.
   func removeValue<Value>(for key: ContextKey<Value>) -> Value? {
-    values.withLock { $0.removeValue(for: key.id) }.map(Typed<Value>.unwrap)
+    values.withLock { $0.removeValue(for: key.id) }.map(TypedBox<Value>.unwrap)
   }
 
   /// The value stored under `name`, if any.

@@ -9,15 +9,16 @@
 ///
 /// Operations hand back the values they replace or remove, for the caller to release once its
 /// lock is released.
+@usableFromInline
 struct ContextValues: Sendable {
   /// Up to this many typed values, a linear search finds a value; beyond, `positions` does.
-  static let linearSearchLimit = 16
+  @usableFromInline static let linearSearchLimit = 16
 
-  private var ids: [UInt64] = []
-  /// `Typed<Value>` values, each at the position of its key's identity in `ids`.
-  private var typed: [any Sendable] = []
+  @usableFromInline var ids: [UInt64] = []
+  /// `TypedBox<Value>`es, each at the position of its key's identity in `ids`.
+  @usableFromInline var typed: [any StoredValue] = []
   /// Each identity's position in `ids`; empty while there are few typed values.
-  private var positions: [UInt64: Int] = [:]
+  @usableFromInline var positions: [UInt64: Int] = [:]
   private var named: [String: any Sendable] = [:]
 
   /// The number of values, typed and named.
@@ -28,28 +29,28 @@ struct ContextValues: Sendable {
   /// The value filed under the key identity `id`, whose key's type is `Value`.
   func value<Value: Sendable>(for id: UInt64, as _: Value.Type) -> Value? {
     guard let position = find(id) else { return nil }
-    return Typed<Value>.unwrap(typed[position])
+    return TypedBox<Value>.unwrap(typed[position])
   }
 
   /// The typed value at `position` (from ``position(of:)``), whose key's type is `Value`.
   ///
   /// `mutating` though it changes nothing: the caller then reads the values in place instead
   /// of copying the arrays out of its class first (which measured four retain/release pairs).
+  @inlinable
   @inline(__always)
   mutating func value<Value: Sendable>(at position: Int, as _: Value.Type) -> Value {
-    // Through a buffer pointer, the stored existential is opened where it lies, not copied.
-    typed.withUnsafeBufferPointer { Typed<Value>.unwrap($0[position]) }
+    typed.withUnsafeBufferPointer { TypedBox<Value>.unwrap($0[position]) }
   }
 
-  /// Files `value` under `id` and returns the value it replaces, if any.
-  mutating func setValue<Value: Sendable>(_ value: Value, for id: UInt64) -> (any Sendable)? {
-    let wrapped: any Sendable = Typed(value)
+  /// Files `box` under the key identity `id`; returns the box it replaces, for the caller to
+  /// release after its lock.
+  mutating func setValue(_ box: any StoredValue, for id: UInt64) -> (any StoredValue)? {
     if let position = find(id) {
-      defer { typed[position] = wrapped }
+      defer { typed[position] = box }
       return typed[position]
     }
     ids.append(id)
-    typed.append(wrapped)
+    typed.append(box)
     if ids.count > Self.linearSearchLimit {
       if positions.isEmpty {
         for (position, id) in ids.enumerated() { positions[id] = position }
@@ -60,20 +61,21 @@ struct ContextValues: Sendable {
     return nil
   }
 
-  /// Returns the value filed under `id`, first filing `value` there if there is none; the
-  /// second result tells whether `value` was filed.
+  /// The value filed under `id`, first filing `box` there if nothing is; `inserted` tells
+  /// whether `box` was filed.
   mutating func value<Value: Sendable>(
-    for id: UInt64, insertingIfAbsent value: Value
+    for id: UInt64, insertingIfAbsent box: TypedBox<Value>
   ) -> (stored: Value, inserted: Bool) {
     if let stored = self.value(for: id, as: Value.self) {
       return (stored, false)
     }
-    _ = setValue(value, for: id)
-    return (value, true)
+    _ = setValue(box, for: id)
+    return (box.value, true)
   }
 
-  /// Removes the value filed under `id` and returns it, still wrapped, if any.
-  mutating func removeValue(for id: UInt64) -> (any Sendable)? {
+  /// Removes the value filed under `id`; returns its box, for the caller to release after its
+  /// lock.
+  mutating func removeValue(for id: UInt64) -> (any StoredValue)? {
     guard let position = find(id) else { return nil }
     let removed = typed[position]
     let last = ids.count - 1
@@ -94,13 +96,15 @@ struct ContextValues: Sendable {
 
   /// The position of the typed value filed under `id`, if any. `mutating` for the reason
   /// given at ``value(at:as:)``.
+  @inlinable
   @inline(__always)
   mutating func position(of id: UInt64) -> Int? {
     find(id)
   }
 
+  @inlinable
   @inline(__always)
-  private func find(_ id: UInt64) -> Int? {
+  func find(_ id: UInt64) -> Int? {
     positions.isEmpty ? ids.firstIndex(of: id) : positions[id]
   }
 
@@ -112,7 +116,7 @@ struct ContextValues: Sendable {
   func objectIdentities() -> [ObjectIdentifier] {
     var found: [ObjectIdentifier] = []
     for stored in typed {
-      if let identity = (stored as? any StoredValue)?.objectIdentity { found.append(identity) }
+      if let identity = stored.objectIdentity { found.append(identity) }
     }
     for value in named.values {
       if let identity = objectIdentity(of: value) { found.append(identity) }
@@ -144,41 +148,36 @@ func objectIdentity(of value: Any) -> ObjectIdentifier? {
   return ObjectIdentifier(value as AnyObject)
 }
 
-/// A stored typed value, seen without its static type.
-protocol StoredValue {
-  /// The identity of the value when it is an object, else `nil`.
+/// A typed value in its box: what a context holds for a ``ContextKey``.
+@usableFromInline
+protocol StoredValue: AnyObject, Sendable {
+  /// The value's identity, when it is an object.
   var objectIdentity: ObjectIdentifier? { get }
 }
 
-extension Typed: StoredValue {
-  var objectIdentity: ObjectIdentifier? {
-    TinyContext.objectIdentity(of: value)
-  }
-}
-
-/// A typed value as stored: wrapped, so that its exact static type survives the trip through
-/// `any Sendable` (which would otherwise flatten an existential `Value` into its contents).
-struct Typed<Value: Sendable>: Sendable {
-  let value: Value
+/// A value boxed under its key's type. The key's type is the value's static type, so a read
+/// knows the box's type from the key and takes the value out without a dynamic cast; the box
+/// keeps an existential or optional value exactly as it was stored (`ContextKey<any Sendable>`
+/// holding an `Int` reads back as that existential, not flattened).
+@usableFromInline
+final class TypedBox<Value: Sendable>: StoredValue {
+  @usableFromInline let value: Value
 
   init(_ value: Value) {
     self.value = value
   }
 
-  /// The value inside `stored`, which must hold a `Typed<Value>`.
-  ///
-  /// Only a key of type `Value` files values under its identity, so the stored value is always
-  /// a `Typed<Value>`; debug builds check it. Opening the existential and reading the field in
-  /// place avoids a dynamic cast, which measured about 60 ns here, against a few for this.
-  @inline(__always)
-  static func unwrap(_ stored: any Sendable) -> Value {
-    read(stored)
+  @usableFromInline
+  var objectIdentity: ObjectIdentifier? {
+    TinyContext.objectIdentity(of: value)
   }
 
+  /// The value in `stored`, a box made for a key whose value type is `Value`.
+  @inlinable
   @inline(__always)
-  private static func read<Stored>(_ stored: Stored) -> Value {
-    assert(Stored.self == Typed<Value>.self, "a \(Stored.self) filed under a \(Value.self) key")
-    // A struct with a single stored property has that property's layout.
-    return unsafeBitCast(stored, to: Value.self)
+  static func unwrap(_ stored: any StoredValue) -> Value {
+    // Keys are unique by identity and each key has one value type, so the box filed under a
+    // key is a `TypedBox` of that key's type (checked in debug builds).
+    unsafeDowncast(stored, to: TypedBox<Value>.self).value
   }
 }

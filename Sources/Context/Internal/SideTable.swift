@@ -91,6 +91,11 @@ struct SideTable: Sendable {
       more = []
     }
 
+    /// Whether anything was kept: most lookups keep nothing, and skip the release.
+    var isEmpty: Bool {
+      first == nil && reclaimed.isEmpty
+    }
+
     /// The last reclaimed context kept, if any, without taking it.
     var lastReclaimed: ContextStorage? {
       reclaimed.last
