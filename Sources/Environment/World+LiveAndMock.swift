@@ -16,6 +16,8 @@ extension World {
       Fields(
         Fields.Values(
           date: { Date() },
+          dateFollowsClock: false,
+          clock: ContinuousClock(),
           calendar: .autoupdatingCurrent,
           locale: .autoupdatingCurrent,
           timeZone: .autoupdatingCurrent,
@@ -53,10 +55,13 @@ extension World {
     calendar.timeZone = utc
     calendar.locale = locale
     let uuids = SequentialUUIDs()
+    let clock = ManualClock()
     return World(
       Fields(
         Fields.Values(
-          date: { Date(timeIntervalSinceReferenceDate: 0) },
+          date: World.date(following: clock),
+          dateFollowsClock: true,
+          clock: clock,
           calendar: calendar,
           locale: locale,
           timeZone: utc,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The outside world an app reads: the clock, the calendar, the locale, the time zone, the
+/// The outside world an app reads: the date and a clock to sleep on, the calendar, the locale, the time zone, the
 /// user's languages, new UUIDs, persistent storage, and the app's own clients.
 ///
 /// Read the world through ``Current`` instead of calling `Date()`, `Locale.current` or a
@@ -47,8 +47,39 @@ public struct World: Sendable {
   /// Current.date = Date.init   // the live clock again
   /// ```
   public var date: @Sendable () -> Date {
-    get { fields.date }
-    set { update { $0.date = newValue } }
+    get { fields.values.date }
+    set {
+      update {
+        $0.date = newValue
+        $0.dateFollowsClock = false
+      }
+    }
+  }
+
+  /// The clock that code sleeps on and measures time with: a `ContinuousClock` in the live
+  /// world, a ``ManualClock`` that stands still until the test moves it in the mock world.
+  ///
+  /// Sleep and measure through it instead of `Task.sleep` or `ContinuousClock()`, and a test
+  /// controls every wait:
+  ///
+  /// ```swift
+  /// try await Current.clock.sleep(for: .seconds(2))   // two seconds live; until advanced in a test
+  /// let elapsed = Current.clock.measure { work() }
+  /// ```
+  ///
+  /// In a world made from ``World/mock`` whose `date` was never set, `date()` follows the clock
+  /// while it is a ``ManualClock`` or an ``ImmediateClock``: it is the reference date plus the
+  /// time the clock has moved, so one `advance` moves both. Setting `date` ends that; setting
+  /// another clock makes `date()` follow the new one (or stay at the reference date, for a
+  /// clock whose time is real).
+  public var clock: any Clock<Duration> {
+    get { fields.values.clock }
+    set {
+      update {
+        $0.clock = newValue
+        if $0.dateFollowsClock { $0.date = World.date(following: newValue) }
+      }
+    }
   }
 
   /// The calendar: `Calendar.autoupdatingCurrent` in the live world, the Gregorian calendar in
@@ -148,6 +179,15 @@ public struct World: Sendable {
     set { update { $0.storage = newValue } }
   }
 
+  /// The mock world's date: the reference date plus the time `clock` has moved, for a clock
+  /// whose time is virtual; the reference date for any other.
+  static func date(following clock: any Clock<Duration>) -> @Sendable () -> Date {
+    guard let virtual = clock as? any VirtualTimeClock else {
+      return { Date(timeIntervalSinceReferenceDate: 0) }
+    }
+    return { Date(timeIntervalSinceReferenceDate: virtual.elapsed.seconds) }
+  }
+
   /// Replaces the fields with a changed copy.
   mutating func update(_ change: (inout Fields.Values) -> Void) {
     var values = fields.values
@@ -170,6 +210,9 @@ extension World {
     /// The fields themselves.
     struct Values: Sendable {
       var date: @Sendable () -> Date
+      /// Whether `date` is the mock world's, following `clock`.
+      var dateFollowsClock: Bool
+      var clock: any Clock<Duration>
       var calendar: Calendar
       var locale: Locale
       var timeZone: TimeZone
