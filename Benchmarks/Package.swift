@@ -73,6 +73,16 @@ let package = Package(
       name: "WaitingMainThreadLatency",
       dependencies: [.product(name: "TinyWaiting", package: root), "WaitingLatencySupport"],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
+    // The same clock-driven tests, 1,000 times under load, on `ManualClock` and on swift-clocks'
+    // `TestClock`: how many went wrong. `swift run -c release EnvironmentClockFlakes [runs]`.
+    .executableTarget(
+      name: "EnvironmentClockFlakes",
+      dependencies: [
+        .product(name: "TinyEnvironment", package: root),
+        .product(name: "Clocks", package: "swift-clocks"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
   ]
 )

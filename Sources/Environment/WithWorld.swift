@@ -52,7 +52,7 @@ public func withWorld<Output, Failure: Error>(
   _ modify: (inout World) throws(Failure) -> Void,
   operation: () throws(Failure) -> Output
 ) throws(Failure) -> Output {
-  var world = Current
+  var world = Scopes.shared.worldToModify()
   try modify(&world)
   return try Scopes.shared.run(world, operation)
 }
@@ -111,7 +111,7 @@ public func withWorld<Output, Failure: Error>(
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws(Failure) -> Output
 ) async throws(Failure) -> Output {
-  var world = Current
+  var world = Scopes.shared.worldToModify()
   try modify(&world)
   return try await Scopes.shared.run(world, isolation: isolation, operation)
 }

@@ -5,6 +5,7 @@
 
 import Benchmark
 import BenchmarkSupport
+import Clocks
 import Dependencies
 import Foundation
 import Synchronization
@@ -33,9 +34,37 @@ enum PlainWorldLocal {
   @TaskLocal static var world = PlainWorld()
 }
 
+/// Counts, from any thread.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class Counter: Sendable {
+  private let count = Mutex(0)
+  func increment() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
+}
+
 /// A model reading its locale through swift-dependencies' property wrapper.
 struct DependencyReader: Sendable {
   @Dependency(\.locale) var locale
+}
+
+/// The fixed `date` closure every `date()` floor and variant calls.
+let fixedDate: @Sendable () -> Date = { Date(timeIntervalSinceReferenceDate: 0) }
+
+/// A world whose `date` is `fixedDate`; the global world during the benchmarks.
+let fixedWorld: World = {
+  var world = World.mock
+  world.date = fixedDate
+  return world
+}()
+
+/// The `Mutex` floor of `Current.date()`: a global holding the closure, read under the lock.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class MutexDate: Sendable {
+  let mutex = Mutex(fixedDate)
+}
+
+enum DateLocal {
+  @TaskLocal static var date: @Sendable () -> Date = fixedDate
 }
 
 let dependencyReader = DependencyReader()
@@ -65,6 +94,82 @@ let benchmarks: @Sendable () -> Void = {
 
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
   let mutexWorld = MutexWorld()
+  let mutexDate = MutexDate()
+  Current = fixedWorld  // allow-current-assignment: the global world of every benchmark below
+
+  compare(
+    "Current.date(), no scope anywhere",
+    baseline: Variant("Mutex-guarded closure, read and called") {
+      blackHole(mutexDate.mutex.withLock { $0 }())
+    },
+    Variant("TinyEnvironment Current.date()") { blackHole(Current.date()) }
+  )
+
+  let dateInScope = "Current.date(), inside a scope"
+  Benchmark("\(dateInScope) · bound @TaskLocal closure, read and called") { benchmark in
+    DateLocal.$date.withValue(fixedDate) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(DateLocal.date()) }
+      benchmark.stopMeasurement()
+    }
+  }
+  Benchmark("\(dateInScope) · TinyEnvironment Current.date()") { benchmark in
+    withWorld(fixedWorld) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(Current.date()) }
+      benchmark.stopMeasurement()
+    }
+  }
+
+  compare(
+    "enter a scope, Current.date(), leave",
+    baseline: Variant("@TaskLocal withValue, read and call") {
+      DateLocal.$date.withValue(fixedDate) { blackHole(DateLocal.date()) }
+    },
+    Variant("TinyEnvironment withWorld(world)") {
+      withWorld(fixedWorld) { blackHole(Current.date()) }
+    },
+    Variant("TinyEnvironment withWorld { $0.date = ... }") {
+      withWorld({ $0.date = fixedDate }) { blackHole(Current.date()) }
+    }
+  )
+
+  // One `advance` that wakes 1 or 100 sleepers, on each clock. Each iteration puts the
+  // sleepers to sleep first (not measured), then measures the advance alone.
+  let clockConfiguration = Benchmark.Configuration(
+    metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 2,
+    maxDuration: .seconds(3), maxIterations: 200)
+  for sleepers in [1, 100] {
+    let group = "advance waking \(sleepers) sleeper\(sleepers == 1 ? "" : "s")"
+    Benchmark("\(group) · swift-clocks TestClock", configuration: clockConfiguration) {
+      benchmark async in
+      let clock = TestClock()
+      let started = Counter()
+      let tasks = (0..<sleepers).map { _ in
+        Task {
+          started.increment()
+          try await clock.sleep(for: .seconds(1))
+        }
+      }
+      while started.value < sleepers { await Task.yield() }
+      await Task.megaYield()
+      benchmark.startMeasurement()
+      await clock.advance(by: .seconds(1))
+      benchmark.stopMeasurement()
+      await clock.run()
+      for task in tasks { try? await task.value }
+    }
+    Benchmark("\(group) · TinyEnvironment ManualClock", configuration: clockConfiguration) {
+      benchmark async in
+      let clock = ManualClock()
+      let tasks = (0..<sleepers).map { _ in Task { try await clock.sleep(for: .seconds(1)) } }
+      await clock.waitForSleepers(sleepers)
+      benchmark.startMeasurement()
+      await clock.advance(by: .seconds(1))
+      benchmark.stopMeasurement()
+      for task in tasks { try? await task.value }
+    }
+  }
 
   compare(
     "read a field, no scope anywhere",

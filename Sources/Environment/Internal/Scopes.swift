@@ -59,6 +59,30 @@ final class Scopes: Sendable {
     }
   }
 
+  /// The world the modifying `withWorld` starts from: the innermost scope's, else the global
+  /// one unless that is a live world, which stops the program.
+  func worldToModify() -> World {
+    let global: World
+    if let unscoped = state.withLock({ $0.liveBoxes == 0 ? $0.global : nil }) {
+      global = unscoped
+    } else if let box = Self.box {
+      return box.world
+    } else {
+      global = state.withLock { $0.global }
+    }
+    if global.fields.values.keyDefaults == .live {
+      fatalError(Self.liveModifyMessage)
+    }
+    return global
+  }
+
+  static let liveModifyMessage = """
+    withWorld(_:operation:): the form that changes the current world was called outside every \
+    withWorld scope while the global world is live, so it would start from the live world, with \
+    its real services and storage. Name the world to start from: withWorld(.mock) { … } and \
+    assign fields inside, or withWorld(.live) { … } around it to mean the live world.
+    """
+
   /// Runs `operation` in a new scope whose world is `world`.
   @inline(__always)
   func run<Output, Failure: Error>(
