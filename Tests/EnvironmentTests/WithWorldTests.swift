@@ -114,8 +114,8 @@ import TinyTestSupport
       }
     }
     #expect(changed == .distantFuture)
-    await withWorld(world) { () async in
-      await #expect(throws: WorldError.unknownLocaleIdentifier("Klingon")) {
+    await withWorld(world) { () async -> Void in
+      _ = await #expect(throws: WorldError.unknownLocaleIdentifier("Klingon")) {
         try await withWorld({ try $0.setLocale(identifier: "Klingon") }) { () async in }
       }
     }
