@@ -148,7 +148,8 @@ public final class ManualClock: Clock, Sendable {
     }
     guard let id else { return }
     let wake = try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Wake, any Error>) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Wake, any Error>) in
         register(Sleeper(id: id, deadline: deadline, continuation: continuation))
       }
     } onCancel: {

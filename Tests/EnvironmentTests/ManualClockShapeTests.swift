@@ -72,7 +72,6 @@ func underLoad<Result: Sendable>(
   return try await body()
 }
 
-
 func retryLoopBacksOff() async throws -> Bool {
   let clock = ManualClock()
   let calls = Counter()
@@ -165,7 +164,6 @@ func timeoutDoesNotFire() async throws -> Bool {
     await clock.advance(by: .milliseconds(299))
     let early = field.searches
     await clock.advance(by: .milliseconds(1))
-    if !(early == [] && field.searches == ["ada"]) { print("DEBOUNCE early \(early) final \(field.searches) now \(clock.now) sleepers \(clock.sleeperCount)") }
     return early == [] && field.searches == ["ada"]
   }
 }

@@ -4,6 +4,9 @@
 //
 //   cd Benchmarks && swift run -c release EnvironmentClockFlakes [runs]
 //
+// Then, with nothing competing, the cost of one `advance` that wakes 1 and 100 sleepers on each
+// clock (the median of 101 advances; the sleepers are put to sleep before the timing starts).
+//
 // Each test is written the way each clock's documentation writes it: on the `ManualClock`, the
 // test waits for the code to reach its sleep (`waitForSleepers`) and `advance` settles what it
 // wakes; on the `TestClock`, `advance` yields to the woken tasks (`megaYield`) and hopes that
@@ -246,3 +249,46 @@ for (index, name) in ["retry with backoff", "polling loop", "timeout that fires"
   print("| \(name) | \(manual[index]) | \(test[index]) |")
 }
 print("| wall time for all \(runs * 5) runs | \(manualTime) | \(testTime) |")
+
+// MARK: - The cost of one advance.
+
+/// The median time of `samples` advances of one second that each wake `sleepers` sleepers.
+func advanceCost<C: TestableClock>(
+  sleepers: Int, samples: Int = 101, _ makeClock: () -> C
+) async -> Duration {
+  var times: [Duration] = []
+  for _ in 0..<samples {
+    let clock = makeClock()
+    let started = Counter()
+    let tasks = (0..<sleepers).map { _ in
+      Task {
+        _ = started.increment()
+        try await clock.sleep(for: .seconds(1))
+      }
+    }
+    while started.value < sleepers { await Task.yield() }
+    await clock.prepare(sleepers: sleepers)
+    for _ in 0..<100 { await Task.yield() }  // every sleeper has registered, on either clock
+    let start = ContinuousClock.now
+    await clock.advance(by: .seconds(1))
+    times.append(ContinuousClock.now - start)
+    await clock.advance(by: .seconds(60))  // wakes any sleeper that registered late
+    for task in tasks {
+      task.cancel()
+      _ = try? await task.value
+    }
+  }
+  return times.sorted()[samples / 2]
+}
+
+print("")
+print("One `advance` waking N sleepers, median of 101, nothing competing:")
+print("")
+print("| sleepers | `ManualClock` | `TestClock` | `ManualClock` / `TestClock` |")
+print("|---:|---:|---:|---:|")
+for sleepers in [1, 100] {
+  let manual = await advanceCost(sleepers: sleepers) { ManualClock() }
+  let test = await advanceCost(sleepers: sleepers) { TestClock() }
+  let ratio = manual / test
+  print("| \(sleepers) | \(manual) | \(test) | \(String(format: "%.3f", ratio))× |")
+}
