@@ -60,18 +60,22 @@ public final class ManualClock: Clock, Sendable {
       self.offset = offset
     }
 
+    /// The instant `duration` later (earlier, for a negative duration).
     public func advanced(by duration: Duration) -> Instant {
       Instant(offset: offset + duration)
     }
 
+    /// The time from this instant to `other`; negative when `other` is earlier.
     public func duration(to other: Instant) -> Duration {
       other.offset - offset
     }
 
+    /// Whether `lhs` comes before `rhs`.
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
       lhs.offset < rhs.offset
     }
 
+    /// The offset with a sign: `+90.0 seconds`.
     public var description: String {
       "+\(offset)"
     }

@@ -120,6 +120,7 @@ func timeoutFires() async -> Bool {
     Current.clock = clock
     let slow = Task {
       try await withTimeout(.seconds(5)) { () async throws -> Int in
+        // timing: virtual time, which only the test moves
         try await Current.clock.sleep(for: .seconds(60))
         return 1
       }
@@ -139,6 +140,7 @@ func timeoutDoesNotFire() async throws -> Bool {
     Current.clock = clock
     let quick = Task {
       try await withTimeout(.seconds(5)) { () async throws -> Int in
+        // timing: virtual time, which only the test moves
         try await Current.clock.sleep(for: .seconds(2))
         return 42
       }

@@ -7,6 +7,7 @@ import TinyTestSupport
   @Test func timeStandsStillUntilTheTestMovesIt() async throws {
     let clock = ManualClock()
     #expect(clock.now == .init())
+    // timing: virtual time, which only the test moves
     let nap = Task { try await clock.sleep(for: .seconds(3600)) }
     await clock.waitForSleepers()
     #expect(clock.now.offset == .zero)
@@ -28,6 +29,7 @@ import TinyTestSupport
     for (name, delay) in deadlines {
       tasks.append(
         Task {
+          // timing: virtual time, which only the test moves
           try? await clock.sleep(for: delay)
           woken.record("\(name)@\(clock.now.offset)")
         })
@@ -35,6 +37,7 @@ import TinyTestSupport
     }
     tasks.append(
       Task {
+        // timing: virtual time, which only the test moves
         try? await clock.sleep(for: .seconds(1))
         woken.record("a2@\(clock.now.offset)")
       })
@@ -46,8 +49,11 @@ import TinyTestSupport
 
   @Test func zeroAndNegativeSleepsReturnAtOnce() async throws {
     let clock = ManualClock()
+    // timing: virtual time, which only the test moves
     try await clock.sleep(for: .zero)
+    // timing: virtual time, which only the test moves
     try await clock.sleep(for: .seconds(-5))
+    // timing: virtual time, which only the test moves
     try await clock.sleep(until: clock.now)
     #expect(clock.sleeperCount == 0)
     #expect(clock.now.offset == .zero)
@@ -55,6 +61,7 @@ import TinyTestSupport
 
   @Test func aCancelledSleeperThrowsAtOnceAndLeavesTheClock() async {
     let clock = ManualClock()
+    // timing: virtual time, which only the test moves
     let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
     await clock.waitForSleepers()
     sleeper.cancel()
@@ -69,6 +76,7 @@ import TinyTestSupport
     let started = Gate()
     let sleeper = Task {
       await started.opened()
+      // timing: virtual time, which only the test moves
       try await clock.sleep(for: .seconds(10))
     }
     sleeper.cancel()
@@ -81,6 +89,7 @@ import TinyTestSupport
     let clock = ManualClock()
     let ticks = Counter()
     let ticker = Task {
+      // timing: virtual time, which only the test moves
       while (try? await clock.sleep(for: .seconds(1))) != nil {
         ticks.increment()
       }
@@ -96,6 +105,7 @@ import TinyTestSupport
     let clock = ManualClock()
     let done = Recorder<String>()
     let parent = Task {
+      // timing: virtual time, which only the test moves
       try? await clock.sleep(for: .seconds(1))
       let child = Task { done.record("child task") }
       async let structured: Void = done.record("async let")
@@ -113,12 +123,14 @@ import TinyTestSupport
 
   @Test func runWakesEverySleeperAndStopsAfterMaxSteps() async {
     let clock = ManualClock()
+    // timing: virtual time, which only the test moves
     let naps = (1...3).map { hours in Task { try await clock.sleep(for: .seconds(3600 * hours)) } }
     await clock.waitForSleepers(3)
     #expect(await clock.run())
     #expect(clock.now.offset == .seconds(3 * 3600))
     for nap in naps { #expect(await nap.result.isSuccess) }
     let forever = Task {
+      // timing: virtual time, which only the test moves
       while (try? await clock.sleep(for: .seconds(1))) != nil {}
     }
     await clock.waitForSleepers()
@@ -139,6 +151,7 @@ import TinyTestSupport
     let woken = Counter()
     let sleepers = (0..<10).map { _ in
       Task {
+        // timing: virtual time, which only the test moves
         try? await clock.sleep(for: .seconds(1))
         woken.increment()
       }
@@ -171,6 +184,7 @@ import TinyTestSupport
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let clock = ManualClock()
       let task = Task {
+        // timing: virtual time, which only the test moves
         try await clock.sleep(for: .seconds(1))
         await clock.advance(by: .seconds(1))
       }
@@ -186,10 +200,14 @@ import TinyTestSupport
 @Suite(.timeLimit(.minutes(1))) struct ImmediateClockTests {
   @Test func sleepsReturnAtOnceAndCountVirtualTime() async throws {
     let clock = ImmediateClock()
+    // timing: virtual time, which only the test moves
     try await clock.sleep(for: .seconds(90))
+    // timing: virtual time, which only the test moves
     try await clock.sleep(for: .seconds(30))
     #expect(clock.now.offset == .seconds(120))
+    // timing: virtual time, which only the test moves
     try await clock.sleep(for: .seconds(-5))
+    // timing: virtual time, which only the test moves
     try await clock.sleep(until: .init(offset: .seconds(10)))
     #expect(clock.now.offset == .seconds(120))
   }
@@ -199,6 +217,7 @@ import TinyTestSupport
     let gate = Gate()
     let task = Task {
       await gate.opened()
+      // timing: virtual time, which only the test moves
       try await clock.sleep(for: .seconds(5))
     }
     task.cancel()
@@ -238,6 +257,7 @@ import TinyTestSupport
       #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 90))
       let immediate = ImmediateClock()
       Current.clock = immediate
+      // timing: virtual time, which only the test moves
       try? await Current.clock.sleep(for: .seconds(30))
       #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 30))
       Current.clock = ContinuousClock()

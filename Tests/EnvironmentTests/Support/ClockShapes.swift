@@ -15,6 +15,7 @@ func retrying<Value: Sendable>(
     do {
       return try await operation()
     } catch {
+      // timing: virtual time, which only the test moves
       try await Current.clock.sleep(for: backoff)
       backoff *= 2
     }
@@ -26,6 +27,7 @@ func retrying<Value: Sendable>(
 func polling(every interval: Duration, _ fetch: @Sendable () async -> Void) async {
   while !Task.isCancelled {
     await fetch()
+    // timing: virtual time, which only the test moves
     do { try await Current.clock.sleep(for: interval) } catch { return }
   }
 }
@@ -41,6 +43,7 @@ func withTimeout<Value: Sendable>(
   try await withThrowingTaskGroup(of: Value.self) { group in
     group.addTask { try await operation() }
     group.addTask {
+      // timing: virtual time, which only the test moves
       try await Current.clock.sleep(for: limit)
       throw TimeoutError()
     }
@@ -58,6 +61,7 @@ func withTimeout<Value: Sendable>(
   func queryChanged(_ query: String) {
     pending?.cancel()
     pending = Task {
+      // timing: virtual time, which only the test moves
       do { try await Current.clock.sleep(for: .milliseconds(300)) } catch { return }
       searches.append(query)
     }
