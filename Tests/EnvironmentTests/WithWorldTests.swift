@@ -100,6 +100,28 @@ import TinyTestSupport
     }
   }
 
+  @Test func theChangingFormStopsOutsideEveryScopeWhileTheGlobalWorldIsLive() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      withWorld({ $0.locale = Locale(identifier: "es_ES") }) {}
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("while the global world is live"))
+    #expect(message.contains("withWorld(.mock)"))
+    let asyncResult = await #expect(processExitsWith: .failure) {
+      await withWorld({ $0.locale = Locale(identifier: "es_ES") }) { () async in }
+    }
+    #expect(asyncResult != nil)
+  }
+
+  @Test func theChangingFormStartsFromAnExplicitLiveScope() {
+    withWorld(.live) {
+      withWorld({ $0.preferredLanguages = ["x-live-based"] }) {
+        #expect(Current.preferredLanguages == ["x-live-based"])
+        #expect(Current.storage.value(forKey: "x-never-written") == nil)
+      }
+    }
+  }
+
   @Test func theAsyncFormsScopeAsyncWork() async throws {
     let (world, marker) = markedWorld()
     let seen = await withWorld(world) { () async -> String? in

@@ -95,7 +95,8 @@ let benchmarks: @Sendable () -> Void = {
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
   let mutexWorld = MutexWorld()
   let mutexDate = MutexDate()
-  Current = fixedWorld  // allow-current-assignment: the global world of every benchmark below
+  // The global world of every benchmark below: a mock world whose `date` is `fixedDate`.
+  Current = fixedWorld  // allow-current-assignment
 
   compare(
     "Current.date(), no scope anywhere",
