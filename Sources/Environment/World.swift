@@ -1,7 +1,8 @@
 import Foundation
 
-/// The outside world an app reads: the date and a clock to sleep on, the calendar, the locale, the time zone, the
-/// user's languages, new UUIDs, persistent storage, and the app's own clients.
+/// The outside world an app reads: the date and a clock to sleep on, the calendar, the locale,
+/// the time zone, the user's languages, new UUIDs, persistent storage, and the app's own
+/// clients.
 ///
 /// Read the world through ``Current`` instead of calling `Date()`, `Locale.current` or a
 /// singleton, and a test can replace any of it with `withWorld(_:operation:)`:
@@ -36,16 +37,19 @@ public struct World: Sendable {
     self.fields = fields
   }
 
-  /// Returns the current date and time: `Date()` in the live world, the reference date
-  /// (2001-01-01 00:00:00 UTC) in the mock world.
+  /// Returns the current date and time: `Date()` in the live world; in the mock world, the
+  /// reference date (2001-01-01 00:00:00 UTC) plus the time the world's ``clock`` has moved.
   ///
-  /// Replace it to travel in time, and assign `Date.init` to return to the live clock:
+  /// Replace it to travel in time, and assign `Date.init` to return to the live date:
   ///
   /// ```swift
-  /// Current.date = { .distantPast }
-  /// Current.date()             // 0001-01-01 00:00:00 +0000
-  /// Current.date = Date.init   // the live clock again
+  /// let moonLanding = Date(timeIntervalSince1970: -14_182_940)
+  /// Current.date = { moonLanding }
+  /// Current.date()             // 1969-07-20 20:17:40 +0000
+  /// Current.date = Date.init   // the live date again
   /// ```
+  ///
+  /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
     get { fields.values.date }
     set {
