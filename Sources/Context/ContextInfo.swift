@@ -14,9 +14,11 @@
 /// ```
 ///
 /// Every operation is atomic and safe from any thread; a value that is replaced or removed is
-/// released after the context's lock, so its `deinit` may use contexts. Keys are unique by
-/// identity, and the typed and the named values never mix: `ContextKey<Int>("a")` and `"a"`
-/// file two different values.
+/// released after the context's lock, on the calling thread, so its `deinit` may use contexts,
+/// this one included. When a context goes, its values are released one context after another,
+/// never one inside the other, so a chain of objects whose contexts hold the next object can be
+/// any length. Keys are unique by identity, and the typed and the named values never mix:
+/// `ContextKey<Int>("a")` and `"a"` file two different values.
 ///
 /// **Keeping one.** Use `object.contextInfo` on the spot. A `ContextInfo` you keep refers to
 /// the context it reached and keeps that context's values alive, even after the object is

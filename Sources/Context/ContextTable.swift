@@ -23,7 +23,13 @@ import Foundation
 /// object dies while the table holds *n* entries is reclaimed within 12 *n* further lookups
 /// or insertions (each one does O(1) work for it: a sweep step passes over consecutive dead
 /// entries, up to 8, so many dead entries go faster than one by one). Reclaiming an entry
-/// releases its values, unless a ``ContextInfo`` you kept still refers to them. Until then the
+/// releases its values, unless a ``ContextInfo`` you kept still refers to them; then every
+/// value that is itself an object (a typed or a named value whose type is a class) is looked up
+/// in the table, and its entry is reclaimed at once if that release freed it. So a chain of
+/// objects, each one's context holding the next, is freed with its first entry, one table step
+/// per link, on the thread whose lookup reclaimed that entry. (An object inside another value
+/// — a struct's field, an array, an optional — is not followed; its entry waits for the
+/// sweep, within the same bound.) Until then the
 /// entry also keeps the dead object's memory block allocated (its `deinit` has run; what it
 /// referenced is already released), which is what rules out address reuse. A table shrinks its
 /// storage when most of its entries are gone.
@@ -127,7 +133,44 @@ public final class ContextTable: Sendable {
     let storage = table.withLock {
       $0.storage(for: owner, creating: creating, leftovers: &leftovers)
     }
-    withExtendedLifetime(leftovers) {}  // released here, after the lock
+    release(&leftovers)
     return storage
+  }
+
+  /// Releases what an operation handed back, after the lock: the owners it loaded (at once, so
+  /// that no live object is held a moment longer than its lookup), then the contexts it
+  /// reclaimed, each followed up (see ``followUp(_:held:)``).
+  private func release(_ leftovers: inout SideTable.Leftovers) {
+    leftovers.releaseOwners()
+    // No binding holds a reclaimed context: the follow-up must hold the last reference.
+    while let held = leftovers.lastReclaimed?.objectIdentities() {
+      if held.isEmpty {
+        _ = leftovers.takeReclaimed()  // released here; its deinit trampolines its values
+      } else {
+        followUp(leftovers.takeReclaimed(), held: held)
+      }
+    }
+  }
+
+  /// Releases a reclaimed context whose values are the objects `held`, then reclaims at once
+  /// the slots of those objects that this release freed.
+  ///
+  /// Such an object may have lived only through the context (a chain of owners, each one's
+  /// context holding the next): without this, its slot would wait for the sweep to come round
+  /// again, so freeing a chain of *n* owners would take about *n*² / 2 operations. Both steps
+  /// run on the trampoline, the release first (its values after it, as the context's `deinit`
+  /// queues them), so a chain is freed as a loop, one slot per step, on the calling thread.
+  private func followUp(_ reclaimed: consuming ContextStorage?, held: [ObjectIdentifier]) {
+    var context = consume reclaimed
+    Trampoline.runQueued {
+      _ = context.take()  // its values are queued after this, by its deinit
+      Trampoline.enqueue { [self] in
+        var leftovers = SideTable.Leftovers()
+        table.withLock { table in
+          for object in held { table.reclaimIfGone(object, leftovers: &leftovers) }
+        }
+        release(&leftovers)
+      }
+    }
   }
 }

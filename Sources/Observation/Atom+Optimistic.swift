@@ -16,11 +16,21 @@ extension Atom {
   /// A plain ``update(_:)`` or ``set(_:)`` while layers are pending changes the confirmed value,
   /// and the layers re-apply on top. So `change` can run several times: when it is shown, each
   /// time the confirmed value under it changes, and once to make the value to commit. Make it a
-  /// deterministic function of the value, without side effects. It runs under the atom's lock and
-  /// must not touch the atom.
+  /// deterministic function of the value, without side effects. Like the body of ``update(_:)``
+  /// it runs under the atom's lock, atomically with the change it makes, and must not touch the
+  /// atom. The atom releases `change` (and the values it replaced) after unlocking, so their
+  /// `deinit`s may use the atom.
   ///
   /// Waiting for earlier commits does not end early when the task is cancelled; `commit` runs in
   /// the caller's task, so cancellation reaches whatever it awaits.
+  ///
+  /// An optimistic update of this atom started from inside `commit` would wait for this commit
+  /// to settle while this commit waits for it. It stops the program with a message naming this
+  /// method when it is started in the commit's task or in a task that inherits the commit's
+  /// task-local values: a child task (`async let`, a task group) or a `Task {}` created in the
+  /// commit, even one the commit does not wait for (start that one after the commit returns).
+  /// A detached task or another thread inherits nothing, so an update started there and awaited
+  /// by the commit hangs: never make a commit wait for another optimistic update of its atom.
   ///
   /// ```swift
   /// let doc = Atom(Doc(title: "Draft", isStarred: false))
@@ -42,8 +52,10 @@ extension Atom {
     optimistically change: @escaping @Sendable (inout Value) -> Void,
     commit: @Sendable (Value) async throws -> Void
   ) async throws -> Value {
-    let (id, isFirst, batch) = state.withLock { $0.addLayer(change) }
-    if let batch = consume batch { deliver(batch) }
+    if CommitsInProgress.current.contains(self) {
+      fatalError(nestedCommitMessage)
+    }
+    let (id, isFirst) = addLayer(change)
     if !isFirst {
       await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
         if state.withLock({ $0.park(layer: id, turn) }) {
@@ -53,20 +65,81 @@ extension Atom {
     }
     let (sent, version) = state.withLock { $0.valueToCommit(layer: id) }
     do {
-      try await commit(sent)
+      try await CommitsInProgress.$current.withValue(CommitsInProgress.current.adding(self)) {
+        try await commit(sent)
+      }
     } catch {
-      let (batch, next) = state.withLock { $0.rollBack(layer: id, error: error) }
-      if let batch = consume batch { deliver(batch) }
-      next?.resume()
+      rollBack(layer: id, error: error)
       throw error
     }
-    let next = state.withLock { $0.confirm(layer: id, sent: sent, version: version) }
-    next?.resume()
+    confirm(layer: id, sent: sent, version: version)
     return sent
+  }
+
+  // Each transition releases what it replaced or dropped (values, the settled layer's change)
+  // when it returns, after unlocking: their `deinit`s may use the atom.
+
+  /// Adds and shows a layer; returns its id and whether its commit may start at once.
+  private func addLayer(
+    _ change: @escaping @Sendable (inout Value) -> Void
+  ) -> (id: UInt64, isFirst: Bool) {
+    var replaced = AtomState<Value>.Discarded()
+    let (id, isFirst, batch) = state.withLock { $0.addLayer(change, discarding: &replaced) }
+    if let batch = consume batch { deliver(batch) }
+    return (id, isFirst)
+  }
+
+  /// Drops the failed layer `id`, delivers the change carrying `error`, and hands the turn on.
+  private func rollBack(layer id: UInt64, error: any Error) {
+    var replaced = AtomState<Value>.Discarded()
+    let (batch, next, layers) = state.withLock {
+      $0.rollBack(layer: id, error: error, discarding: &replaced)
+    }
+    _ = layers
+    if let batch = consume batch { deliver(batch) }
+    next?.resume()
+  }
+
+  /// Settles the committed layer `id` and hands the turn on.
+  private func confirm(layer id: UInt64, sent: Value, version: UInt64) {
+    let (next, layers) = state.withLock { $0.confirm(layer: id, sent: sent, version: version) }
+    _ = layers
+    next?.resume()
   }
 
   /// The number of optimistic updates whose commit has not settled, for tests.
   var pendingLayerCount: Int {
     state.withLock { $0.layers?.count ?? 0 }
   }
+}
+
+/// The message that stops the program when an optimistic update starts inside a commit of the
+/// same atom: it would wait for that commit to settle, which waits for it.
+let nestedCommitMessage =
+  "TinyObservation: Atom.update(optimistically:commit:) was called from inside a commit of the "
+  + "same atom (or from a task that commit started); it would wait forever for that commit, "
+  + "which waits for it — update the atom with update(_:) or set(_:), or after the commit returns"
+
+/// The atoms whose optimistic commit is running in the current task and in the tasks it
+/// started (a task-local value: child tasks and `Task {}` inherit it; detached tasks and other
+/// threads do not).
+enum CommitsInProgress {
+  /// The atoms: usually none or one, so a small array. They are held, not just identified, so
+  /// that a task started inside a commit and outliving its atom never mistakes a new atom at the
+  /// same address for it.
+  struct Atoms: Sendable {
+    private var atoms: [any AnyObject & Sendable] = []
+
+    func contains(_ atom: some AnyObject & Sendable) -> Bool {
+      atoms.contains { $0 === atom }
+    }
+
+    func adding(_ atom: some AnyObject & Sendable) -> Atoms {
+      var copy = self
+      copy.atoms.append(atom)
+      return copy
+    }
+  }
+
+  @TaskLocal static var current = Atoms()
 }

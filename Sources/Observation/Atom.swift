@@ -11,9 +11,14 @@
 /// Every change goes to every watcher exactly once, serially, outside the lock, in the order the
 /// changes took effect, on a thread that is changing the atom: the caller's own thread whenever
 /// no other thread is delivering. So an update may return before its change reached the
-/// watchers when another thread is delivering, and always does when made from inside a watcher
-/// (that change is delivered after the current one). Every update is a change, even one that
-/// leaves an equal value.
+/// watchers when another thread is delivering. Deliveries on one thread never nest: an update
+/// made from inside a watcher, of this atom or any other, returns first, and its change is
+/// delivered after the current delivery. Every update is a change, even one that leaves an
+/// equal value.
+///
+/// No lock is held while a watcher runs or while a value or closure the atom stored is released,
+/// so a `deinit` may use the atom. Only the body of ``update(_:)`` and the local change of
+/// ``update(optimistically:commit:)`` run under the atom's lock, by design.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
 
@@ -43,10 +48,16 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
 
   /// Changes the value atomically and returns the new value.
   ///
-  /// `body` runs exactly once, under the atom's lock, so no other change can interleave. Keep it
-  /// short and pure: it must not touch this atom (reading ``value``, updating, or watching it
-  /// from the body traps, because the lock is held), and should not touch other atoms. When it
-  /// throws, nothing changes, no change is delivered, and the error is rethrown.
+  /// `body` runs exactly once, under the atom's lock, so no other change can interleave: it is
+  /// the one closure of an atom that is meant to run under its lock, like the body of
+  /// `Mutex.withLock`. Keep it short and pure: it must not touch this atom (reading ``value``,
+  /// updating, or watching it from the body traps, because the lock is held), and should not
+  /// touch other atoms. When it throws, nothing changes, no change is delivered, and the error
+  /// is rethrown.
+  ///
+  /// The value it replaces is released after the lock is released (or, with watchers, after
+  /// they received it as ``AtomChange/old``), so a `deinit` of the old value may use the atom.
+  /// So a body that changes a collection in place changes a copy of it.
   ///
   /// While optimistic updates are pending, `body` changes the confirmed value; the pending
   /// changes re-apply on top, and the returned value is the visible one.
@@ -60,17 +71,22 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Parameter body: Changes the value in place.
   /// - Returns: The value after the change, as watchers see it.
   /// - Throws: What `body` throws; then the value is unchanged.
+  /// - Complexity: O(1) plus `body`, plus a copy of the value when the body changes a
+  ///   collection in place; delivering to *w* watchers is O(*w*).
   @inlinable
   @discardableResult
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
   ) throws(Failure) -> Value {
+    var discarded = AtomState<Value>.Discarded()
     let (value, batch) = try state.withLock { (state) throws(Failure) in
-      try state.update { (value) throws(Failure) -> Bool in
+      try state.update(discarding: &discarded) { (value) throws(Failure) -> Bool in
         try body(&value)
         return true
       }
     }
+    // `discarded` (the replaced value) lives until here, past the unlock: its deinit may use
+    // this atom.
     if let batch = consume batch { deliver(batch) }
     return value
   }
@@ -78,7 +94,8 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// Replaces the value.
   ///
   /// The same as `update { $0 = newValue }`: while optimistic updates are pending, it replaces
-  /// the confirmed value and the pending changes re-apply on top.
+  /// the confirmed value and the pending changes re-apply on top. The old value is released
+  /// after the atom's lock is, so its `deinit` may use the atom.
   ///
   /// ```swift
   /// name.set("Ada")        // name.value == "Ada"
@@ -138,7 +155,11 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     // reference counts to a side table and slow every delivery down.
     let id = ObjectIdentifier(watcher)
     let token = WatchToken(flag: watcher.stopped) { [weak self] in
-      self?.state.withLock { $0.remove(id) }?.dropWaiting()
+      // The removed watcher is released after unlocking, and without nesting: its handler may
+      // hold other watches' tokens, whose handlers hold others, and so on.
+      guard let removed = self?.state.withLock({ $0.remove(id) }) else { return }
+      removed.dropWaiting()
+      Trampoline.release(consume removed)
     }
     if let mainAction { watcher.perform(mainAction) }
     if let batch = consume batch { deliver(batch) }
@@ -147,16 +168,39 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
   ///
+  /// Deliveries on one thread never nest (``Trampoline``): a delivery started from inside
+  /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
+  /// source's delivery) waits, and runs once the current one returns. So a chain of derived
+  /// atoms of any length delivers in constant stack depth.
+  ///
   /// Callers hand the batch over with `consume`: a copy would retain and release the watcher
   /// list once more per change, which with one cheap handler cost a fifth of a set.
   @inlinable
   func deliver(_ batch: consuming Delivery<Value>) {
+    if let entry = Trampoline.enter() {
+      deliverAll(batch)
+      Trampoline.leave(entry)
+    } else {
+      let batch = consume batch
+      Trampoline.enqueue { self.deliverAll(batch) }
+    }
+  }
+
+  /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
+  @inlinable
+  func deliverAll(_ batch: consuming Delivery<Value>) {
     var current = batch
     while true {
       current.send()
       guard let next = state.withLock({ $0.nextBatch() }) else { return }
       current = next
     }
+  }
+
+  deinit {
+    // The watchers hold user closures that may hold other atoms, whose watchers hold others,
+    // and so on: release them one after another, not nested.
+    Trampoline.release(state.withLock { $0.takeWatchersAndLayers() })
   }
 }
 
@@ -167,6 +211,10 @@ extension Atom where Value: Equatable {
   /// When the value differs, nothing changes and no change is delivered. While optimistic
   /// updates are pending, the comparison and the replacement are made on the confirmed value,
   /// as for every plain update.
+  ///
+  /// `==` is user code, so it runs outside the atom's lock, on a snapshot of the value; when the
+  /// atom changed between the snapshot and the replacement, the comparison runs again on the
+  /// new value. So `==` may run more than once, and may use the atom.
   ///
   /// ```swift
   /// let name = Atom("Ada")
@@ -180,17 +228,23 @@ extension Atom where Value: Equatable {
   /// - Returns: Whether the value was replaced.
   @discardableResult
   public func compareAndSet(expected: Value, to newValue: Value) -> Bool {
-    let (swapped, batch) = state.withLock { state -> (Bool, Delivery<Value>?) in
-      var swapped = false
-      let batch = state.update { value in
-        guard value == expected else { return false }
-        value = newValue
-        swapped = true
-        return true
-      }.batch
-      return (swapped, batch)
+    while true {
+      // `==` is user code: compare a snapshot outside the lock, then replace the value only if
+      // nothing changed since the snapshot; otherwise compare again.
+      let (current, version) = state.withLock { ($0.confirmedValue, $0.version) }
+      guard current == expected else { return false }
+      var discarded = AtomState<Value>.Discarded()
+      let outcome = state.withLock { state -> (swapped: Bool, batch: Delivery<Value>?) in
+        guard state.version == version else { return (false, nil) }
+        let batch = state.update(discarding: &discarded) { value in
+          value = newValue
+          return true
+        }.batch
+        return (true, batch)
+      }
+      guard outcome.swapped else { continue }
+      if let batch = outcome.batch { deliver(batch) }
+      return true
     }
-    if let batch = consume batch { deliver(batch) }
-    return swapped
   }
 }

@@ -13,27 +13,80 @@
 ///
 /// Entries whose atom is gone are swept out during later requests, whenever the table has
 /// doubled since the last sweep, so the table stays within twice the number of live atoms (plus
-/// a few) at amortized O(1) cost per request.
+/// a few) at amortized O(1) cost per request. No user code runs under the store's lock: the
+/// key's `hash(into:)` and `==`, `makeValue`, and the release of keys and atoms all happen
+/// outside it.
 public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
   private struct Entry: Sendable {
+    let key: Key
     weak var atom: Atom<Value>?
   }
 
+  /// The entries whose keys have one hash value.
+  private struct Bucket: Sendable {
+    var entries: [Entry]
+    /// The table's stamp when the bucket last changed: a lookup made outside the lock inserts
+    /// only if the bucket still has the stamp it read.
+    var stamp: UInt64
+  }
+
+  /// What a change of the table took out of it, for the caller to release after unlocking:
+  /// keys are user values, and the last reference to an atom releases the atom's value.
+  private struct Removed: Sendable {
+    var entry: Entry?
+    var buckets: [Int: Bucket]?
+    var atoms: [Atom<Value>] = []
+  }
+
   private struct Table: Sendable {
-    var entries: [Key: Entry] = [:]
-    /// The table's size that triggers the next sweep.
+    var buckets: [Int: Bucket] = [:]
+    /// The number of entries, live or not yet swept.
+    var count = 0
+    /// Counts the changes of the table.
+    var stamp: UInt64 = 0
+    /// The number of entries that triggers the next sweep.
     var sweepAt = 16
 
-    func live(for key: Key) -> Atom<Value>? {
-      entries[key]?.atom
+    /// Stores `entry` in the bucket of `hash`, replacing the entry at `index` when one is
+    /// given, then sweeps when the table has doubled since the last sweep.
+    mutating func insert(_ entry: Entry, hash: Int, replacing index: Int?) -> Removed {
+      var removed = Removed()
+      stamp &+= 1
+      var bucket = buckets.removeValue(forKey: hash) ?? Bucket(entries: [], stamp: stamp)
+      bucket.stamp = stamp
+      if let index {
+        removed.entry = bucket.entries[index]
+        bucket.entries[index] = entry
+      } else {
+        bucket.entries.append(entry)
+        count += 1
+      }
+      buckets[hash] = bucket
+      if count >= sweepAt { sweep(into: &removed) }
+      return removed
     }
 
-    mutating func insert(_ atom: Atom<Value>, for key: Key) {
-      entries[key] = Entry(atom: atom)
-      if entries.count >= sweepAt {
-        entries = entries.filter { $0.value.atom != nil }
-        sweepAt = max(16, entries.count * 2)
+    /// Drops the entries whose atom is gone.
+    private mutating func sweep(into removed: inout Removed) {
+      stamp &+= 1
+      var kept: [Int: Bucket] = [:]
+      var live = 0
+      for (hash, bucket) in buckets {
+        var entries: [Entry] = []
+        for entry in bucket.entries {
+          // Hold each live atom until after unlocking: the store's reference may be the last
+          // one by the time it is released.
+          guard let atom = entry.atom else { continue }
+          removed.atoms.append(atom)
+          entries.append(entry)
+        }
+        live += entries.count
+        if !entries.isEmpty { kept[hash] = Bucket(entries: entries, stamp: stamp) }
       }
+      removed.buckets = buckets
+      buckets = kept
+      count = live
+      sweepAt = max(16, live * 2)
     }
   }
 
@@ -43,8 +96,8 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// Creates a store that makes the initial value for a key with `makeValue`.
   ///
   /// - Parameter makeValue: Returns the initial value of a key's atom. It runs outside the
-  ///   store's lock, so it may use the store; when two threads ask for a missing key at once it
-  ///   may run for both, and the first atom stored wins.
+  ///   store's lock, so it may use the store; when several threads ask for a missing key at
+  ///   once it may run for each of them, and they all get the atom stored first.
   public init(_ makeValue: @escaping @Sendable (Key) -> Value) {
     self.makeValue = makeValue
   }
@@ -52,27 +105,43 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// Returns the atom for `key`: the one already handed out if anyone still holds it, otherwise
   /// a new atom holding `makeValue(key)`.
   ///
+  /// The key's `hash(into:)` and `==`, like `makeValue`, run outside the store's lock, so they
+  /// may use the store; `==` runs again when another key with the same hash value was stored
+  /// meanwhile. Keys are compared with `==` only: distinct keys never share an atom, even when
+  /// their hash values collide.
+  ///
   /// ```swift
   /// store.atom(for: 42) === store.atom(for: 42)    // true while either is held
   /// ```
   ///
   /// - Parameter key: The key.
   /// - Returns: The shared atom for `key`.
-  /// - Complexity: Amortized O(1).
+  /// - Complexity: Amortized O(1) with a good hash.
   public func atom(for key: Key) -> Atom<Value> {
-    if let atom = table.withLock({ $0.live(for: key) }) {
-      return atom
-    }
-    let made = Atom(makeValue(key))
-    return table.withLock { table in
-      if let atom = table.live(for: key) { return atom }
-      table.insert(made, for: key)
-      return made
+    let hash = key.hashValue
+    var made: Atom<Value>?
+    while true {
+      let bucket = table.withLock { $0.buckets[hash] }
+      // `==` is user code: compare outside the lock, then insert only if the bucket did not
+      // change meanwhile.
+      var index: Int?
+      for (position, entry) in (bucket?.entries ?? []).enumerated() where entry.key == key {
+        if let atom = entry.atom { return atom }
+        index = position  // the key's atom is gone: its entry gets the new one
+        break
+      }
+      let atom = made ?? Atom(makeValue(key))
+      made = atom
+      let removed = table.withLock { table -> Removed? in
+        guard table.buckets[hash]?.stamp == bucket?.stamp else { return nil }
+        return table.insert(Entry(key: key, atom: atom), hash: hash, replacing: index)
+      }
+      if removed != nil { return atom }  // what it removed is released here, after unlocking
     }
   }
 
   /// The number of entries in the table, live or not yet swept, for tests.
   var entryCount: Int {
-    table.withLock { $0.entries.count }
+    table.withLock { $0.count }
   }
 }

@@ -5,11 +5,22 @@ extension ObservationGroup {
   /// Observes a property of an `@Observable` model; while the group is active, `handler`
   /// receives its changes on the main actor, starting with the current value.
   ///
-  /// The model is read on the main actor, so it should be one the main actor owns. The toolchain's
-  /// `withObservationTracking` reports a change *before* the property is written, so the group
-  /// hops to the main queue, reads the new value there, delivers it, and tracks the property
-  /// again. Changes therefore always arrive asynchronously, and several changes made before the
-  /// hop arrive as one, with the latest value (`old` is the value last delivered).
+  /// The model must be one the main actor owns: write the observed properties on the main
+  /// queue. The toolchain's `withObservationTracking` reports a change *before* the property is
+  /// written, so the group hops to the main queue, reads the new value there, delivers it, and
+  /// tracks the property again. Changes therefore always arrive asynchronously, and several
+  /// changes made before the hop arrive as one, with the latest value (`old` is the value last
+  /// delivered); the last value written is always delivered.
+  ///
+  /// A change made on another thread could be read on the main queue before it is stored, and
+  /// then never delivered; so while the observation runs, an observed property that changes
+  /// off the main queue stops the program with a message naming this method. Changes while the
+  /// group is not active are not reported, from any thread.
+  ///
+  /// `withObservationTracking` cannot be disarmed, so the observation keeps one registration in
+  /// the model at a time: ``end()`` leaves it armed, and the next ``begin()`` re-uses it. After
+  /// ``remove(_:)`` or the group's release, that registration stays in the model until an
+  /// observed property next changes; then it fires once and does nothing.
   ///
   /// ```swift
   /// @Observable final class Session { var status = "signed out" }
@@ -36,6 +47,12 @@ extension ObservationGroup {
 }
 
 /// A group's observation of a property of an `@Observable` model.
+///
+/// `withObservationTracking` offers no way to disarm a registration: it stays in the model
+/// until a tracked property is next written. So the member keeps at most one armed at any time,
+/// and re-uses it across `end()` and `begin()` (a registration that has not fired means nothing
+/// it tracks was written, so the current value needs no new one). A registration that fires
+/// while the member is stopped, or after it was removed, does nothing and queues nothing.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember {
@@ -44,6 +61,7 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
   private let handler: @MainActor @Sendable (AtomChange<Value>) -> Void
   private var run = MemberRun()
   private var last: Value?
+  let tracking = ObservableTracking()
 
   init(
     _ model: Model, _ keyPath: KeyPath<Model, Value>,
@@ -56,33 +74,102 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
 
   func start() {
     guard let number = run.start() else { return }
-    let value = track(number)
+    // An armed registration has not fired, so nothing it tracks was written: it tracks the
+    // same properties the key path reads now.
+    let value = tracking.start(run: number) ? model[keyPath: keyPath] : track()
     last = value
     handler(.initial(value))
   }
 
   func stop() {
     run.stop()
+    tracking.stop()
     last = nil
   }
 
-  /// Reads the property and arms tracking for its next change; a change of run `number`
-  /// re-reads it on the main queue.
-  private func track(_ number: Int) -> Value {
-    withObservationTracking {
+  /// Reads the property and arms a registration for its next change.
+  private func track() -> Value {
+    let tracking = self.tracking
+    tracking.arm()
+    return withObservationTracking {
       model[keyPath: keyPath]
     } onChange: { [weak self] in
-      // Called before the new value is stored, on the thread that writes it.
+      // Called on the writing thread, before the new value is stored.
+      guard let run = tracking.fired() else { return }
       DispatchQueue.main.async {
-        MainActor.assumeIsolated { self?.changed(number) }
+        MainActor.assumeIsolated { self?.changed(run) }
       }
     }
   }
 
+  /// Delivers the stored value of a change of run `number`, and arms the next registration.
   private func changed(_ number: Int) {
     guard run.isCurrent(number), let old = last else { return }
-    let new = track(number)
+    let new = track()
     last = new
     handler(AtomChange(old: old, new: new))
   }
 }
+
+/// What an ``ObservableMember`` shares with its registration, which fires on the writing thread.
+final class ObservableTracking: Sendable {
+  private struct State {
+    /// Whether a registration is armed and has not fired.
+    var isArmed = false
+    /// The run the member is in, or `nil` when it is stopped.
+    var run: Int?
+    var registrations = 0
+    var hops = 0
+  }
+
+  private let state = Locked(State())
+
+  /// Records that run `number` started; returns whether a registration is armed.
+  func start(run number: Int) -> Bool {
+    state.withLock { state in
+      state.run = number
+      return state.isArmed
+    }
+  }
+
+  /// Records that the member stopped.
+  func stop() {
+    state.withLock { $0.run = nil }
+  }
+
+  /// Records that a registration is being armed.
+  func arm() {
+    state.withLock { state in
+      state.isArmed = true
+      state.registrations += 1
+    }
+  }
+
+  /// Records that the armed registration fired. Returns the run to deliver the change to (the
+  /// caller then queues one main-queue hop), or `nil` when the member is stopped: then nothing
+  /// is to be done. Stops the program when the member runs and the change is made off the main
+  /// queue.
+  func fired() -> Int? {
+    let isMain = MainQueue.isCurrent
+    let run = state.withLock { state -> Int? in
+      state.isArmed = false
+      if state.run != nil && isMain { state.hops += 1 }
+      return state.run
+    }
+    if run != nil && !isMain { fatalError(offMainWriteMessage) }
+    return run
+  }
+
+  /// The registrations armed so far, and the main-queue hops they queued, for tests.
+  var counts: (registrations: Int, hops: Int) {
+    state.withLock { ($0.registrations, $0.hops) }
+  }
+}
+
+/// The message that stops the program when a property observed by an ``ObservationGroup``
+/// changes off the main queue.
+let offMainWriteMessage =
+  "TinyObservation: a property that ObservationGroup.observe(_:_:_:) observes on an "
+  + "@Observable model changed off the main queue; write such a model on the main actor "
+  + "(Observation reports a change before it is stored, so a change made on another thread "
+  + "cannot be read back reliably on the main queue)"

@@ -1,5 +1,8 @@
 /// Identifies one observation of an ``ObservationGroup``, to remove it with
 /// ``ObservationGroup/remove(_:)``.
+///
+/// Identifiers are unique across every group of the process, so one group never mistakes
+/// another group's identifier for one of its own.
 public struct ObservationID: Hashable, Sendable {
   let rawValue: Int
 }
@@ -27,7 +30,9 @@ public struct ObservationID: Hashable, Sendable {
 ///   (`observe(notification:object:center:_:)`), and `@Observable` key paths
 ///   (`observe(_:_:_:)` with a model and a key path; macOS 14, iOS 17, tvOS 17, watchOS 10).
 /// - Handlers run on the main actor, one at a time; each observation's changes arrive in the
-///   order they were made. Changes made off the main queue are delivered on it.
+///   order they were made. Changes of watchable values and notifications posted off the main
+///   queue are delivered on it; an observed `@Observable` model must be written on the main
+///   queue (see `observe(_:_:_:)`).
 /// - ``begin()`` delivers every initial value (flagged ``AtomChange/isInitial``) before it
 ///   returns, in the order the observations were added; notifications have no initial value.
 /// - After ``end()`` returns, no handler starts. `begin()` and `end()` are idempotent, and
@@ -39,7 +44,8 @@ public struct ObservationID: Hashable, Sendable {
 @MainActor
 public final class ObservationGroup {
   private var observations: [(id: ObservationID, member: any GroupMember)] = []
-  private var nextID = 0
+  /// The next identifier, shared by every group (all on the main actor).
+  private static var nextID = 0
 
   /// Whether the group is delivering: between ``begin()`` and ``end()``.
   public private(set) var isActive = false
@@ -87,7 +93,10 @@ public final class ObservationGroup {
   }
 
   /// Removes an observation; it stops at once. Removing an unknown or already removed
-  /// observation does nothing.
+  /// observation, or one of another group, does nothing.
+  ///
+  /// The group releases the observation's handler after removing it, so a `deinit` that the
+  /// release sets off may use the group.
   ///
   /// ```swift
   /// let id = observations.observe(username) { print($0.new) }
@@ -125,8 +134,8 @@ public final class ObservationGroup {
 
   /// Adds a member and starts it when the group is active.
   func add(_ member: any GroupMember) -> ObservationID {
-    let id = ObservationID(rawValue: nextID)
-    nextID += 1
+    let id = ObservationID(rawValue: Self.nextID)
+    Self.nextID += 1
     observations.append((id, member))
     if isActive { member.start() }
     return id
@@ -134,6 +143,11 @@ public final class ObservationGroup {
 
   private func contains(_ id: ObservationID) -> Bool {
     observations.contains { $0.id == id }
+  }
+
+  /// The member of observation `id`, for tests.
+  func member(_ id: ObservationID) -> (any GroupMember)? {
+    observations.first { $0.id == id }?.member
   }
 }
 

@@ -19,6 +19,9 @@ public final class WatchToken: Sendable {
   /// released without having been cancelled. Types that adopt ``Watchable`` return one from
   /// their `watch` methods.
   ///
+  /// The token holds `onCancel` until it is released; no lock is held then, so what the closure
+  /// captures may, in its `deinit`, watch the source again or cancel other tokens.
+  ///
   /// - Parameter onCancel: Stops the watch; it must be safe to call from any thread.
   public convenience init(onCancel: @escaping @Sendable () -> Void) {
     self.init(flag: Flag(), onCancel: onCancel)

@@ -23,7 +23,8 @@ public protocol Watchable<Value>: AnyObject, Sendable {
   ///
   /// The handler runs on a thread that is changing the value, serially, outside any lock, in
   /// the order the changes took effect. The initial change is queued like any other change: it
-  /// is delivered before this returns unless another thread is delivering at that moment.
+  /// is delivered before this returns unless another thread is delivering at that moment, or
+  /// this is called from inside a watcher (then it is delivered after the current delivery).
   ///
   /// ```swift
   /// let token = name.watch(includingInitial: true) { change in print(change.new) }
@@ -33,8 +34,8 @@ public protocol Watchable<Value>: AnyObject, Sendable {
   /// - Parameters:
   ///   - includingInitial: Whether to deliver the current value first, flagged
   ///     ``AtomChange/isInitial``.
-  ///   - handler: Receives each change. It may update the value it watches; that change is
-  ///     delivered after the current one.
+  ///   - handler: Receives each change. It may update the value it watches, or any other;
+  ///     that change is delivered after the current delivery, so it must never wait for it.
   /// - Returns: A token that keeps the watch running; cancel or release it to stop.
   func watch(
     includingInitial: Bool, _ handler: @escaping @Sendable (AtomChange<Value>) -> Void

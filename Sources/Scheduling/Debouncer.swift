@@ -18,6 +18,11 @@
 /// - It is safe from any thread and from inside an action. Releasing the debouncer drops the
 ///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
 ///   there is no retain cycle.
+/// - No call waits for another thread. Actions run, the launcher is called, and a replaced or
+///   cancelled action is released with no lock held, so the `deinit` of what an action captured
+///   may use the debouncer too. The launcher follows the debouncer's decisions in order; when
+///   another thread is calling the launcher at that moment, that thread makes the call, right
+///   after its own.
 public final class Debouncer: Sendable {
   /// The quiet time that must pass after the latest action before it runs.
   ///

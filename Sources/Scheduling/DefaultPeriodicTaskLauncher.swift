@@ -25,6 +25,9 @@ import Dispatch
 ///   positive is a programmer error.
 /// - ``start()`` and ``stop()`` are idempotent and safe from any thread and from inside the
 ///   task; no order of calls crashes. Releasing an active launcher stops it.
+/// - A task that ``every(_:launch:)`` replaces is released after the launcher's lock (or, if a
+///   tick is running it, when that tick returns), so the `deinit` of what it captured may call
+///   the launcher.
 public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// The interval, the task, whether it is active, and the running timer.
   private struct State {
@@ -62,8 +65,9 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   }
 
   deinit {
-    // The timer is active (never suspended), so cancelling and releasing it is safe.
-    state.withLock { $0.timer?.source.cancel() }
+    // The timer is active (never suspended), so cancelling and releasing it is safe. The task
+    // is released with the state, after this, with no lock held.
+    state.withLock { $0.timer.take() }?.source.cancel()
   }
 
   /// Sets the interval and replaces the task; while active, a new interval restarts the grid
@@ -86,12 +90,17 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
       fatalError(
         "DefaultPeriodicTaskLauncher.every(_:launch:): interval must be positive, got \(interval)")
     }
-    state.withLock { state in
+    let replaced = state.withLock { state -> (task: Work?, timer: Timer?) in
+      let old = state.task.take()
       state.task = Work(run: task)
-      guard state.interval != interval else { return }
+      guard state.interval != interval else { return (old, nil) }
       state.interval = interval
-      if state.isActive { startTimer(&state) }
+      return (old, state.isActive ? startTimer(&state) : nil)
     }
+    // After the lock: the old task is the user's closure, and its release may run a `deinit`
+    // that calls this launcher.
+    replaced.timer?.source.cancel()
+    withExtendedLifetime(replaced) {}
   }
 
   /// Whether the launcher is between a ``start()`` and a ``stop()``.
@@ -113,11 +122,12 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// launcher.isActive         // true
   /// ```
   public func start() {
-    state.withLock { state in
-      guard !state.isActive else { return }
+    let replaced = state.withLock { state -> Timer? in
+      guard !state.isActive else { return nil }
       state.isActive = true
-      if state.interval != nil { startTimer(&state) }
+      return state.interval != nil ? startTimer(&state) : nil
     }
+    replaced?.source.cancel()
   }
 
   /// Stops ticking: no tick starts after this returns; changes nothing while inactive.
@@ -130,22 +140,30 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// launcher.isActive         // false
   /// ```
   public func stop() {
-    state.withLock { state in
-      guard state.isActive else { return }
+    let stopped = state.withLock { state -> Timer? in
+      guard state.isActive else { return nil }
       state.isActive = false
-      state.timer?.source.cancel()
-      state.timer = nil
+      return state.timer.take()
     }
+    // A tick of that timer that comes now finds the launcher inactive and runs nothing.
+    stopped?.source.cancel()
   }
 
-  /// Replaces any timer with a new one whose grid starts now.
+  /// How many timers the launcher has started, each one a new grid: lets the tests tell a grid
+  /// that was kept from one that restarted, which no clock reading can do on a busy machine.
+  var timersStarted: UInt64 {
+    state.withLock { $0.generation }
+  }
+
+  /// Replaces any timer with a new one whose grid starts now, and returns the replaced one, for
+  /// the caller to cancel after the lock (its ticks no longer match the generation).
   ///
   /// Each timer is resumed once, right here, and only ever cancelled afterwards: it is never
   /// suspended, so it can neither be over-resumed nor released while suspended, the two
   /// misuses that make Dispatch trap.
-  private func startTimer(_ state: inout State) {
-    guard let interval = state.interval else { return }
-    state.timer?.source.cancel()
+  private func startTimer(_ state: inout State) -> Timer? {
+    guard let interval = state.interval else { return nil }
+    let replaced = state.timer.take()
     state.generation &+= 1
     let generation = state.generation
     let nanoseconds = interval.positiveNanoseconds
@@ -156,6 +174,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
       leeway: .nanoseconds(0))
     timer.resume()
     state.timer = Timer(source: timer)
+    return replaced
   }
 
   /// Runs the task, unless the launcher stopped or replaced the timer since this tick was due.

@@ -19,7 +19,9 @@
 /// ```
 ///
 /// It is safe from any thread; concurrent ``fire()`` calls may run the task concurrently,
-/// as a real timer on a concurrent queue could.
+/// as a real timer on a concurrent queue could. A task that ``every(_:launch:)`` replaces is
+/// released after the launcher's lock, so the `deinit` of what it captured may call the
+/// launcher.
 public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// The interval, the task, whether it is active, and the call counts.
   private struct State {
@@ -57,10 +59,14 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
       fatalError(
         "FakePeriodicTaskLauncher.every(_:launch:): interval must be positive, got \(interval)")
     }
-    state.withLock { state in
+    let replaced = state.withLock { state in
       state.interval = interval
-      state.task = Work(run: task)
+      defer { state.task = Work(run: task) }
+      return state.task.take()
     }
+    // After the lock: releasing the user's old task may run a `deinit` that calls this
+    // launcher.
+    withExtendedLifetime(replaced) {}
   }
 
   /// Whether the launcher is between a ``start()`` and a ``stop()``.

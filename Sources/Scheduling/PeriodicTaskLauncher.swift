@@ -23,7 +23,11 @@
 /// - ``stop()`` makes it inactive: no tick starts after `stop()` returns (one already running
 ///   on another thread may finish). Calling it while inactive changes nothing.
 /// - All of them are safe from any thread, including from inside the task, and never run the
-///   task themselves, so a caller may hold its own lock while it calls them.
+///   task themselves.
+///
+/// ``RateLimiter`` and ``Debouncer`` call their launcher with no lock of theirs held, one call
+/// at a time, in the order of their decisions, so a launcher of your own may call back into
+/// the limiter from any of these methods.
 public protocol PeriodicTaskLauncher: AnyObject, Sendable {
   /// Sets the interval between ticks and the task each tick runs, replacing any earlier task.
   ///

@@ -21,6 +21,14 @@
 /// - It is safe from any thread; actions may call the limiter (an `execute` from inside an
 ///   action is kept for the next tick). Releasing the limiter drops the kept action and stops
 ///   the launcher. The launcher refers to the limiter weakly, so there is no retain cycle.
+/// - No call waits for another thread: the limiter's lock guards its state only. Actions run,
+///   the launcher is called, and a replaced or cancelled action is released with no lock held,
+///   so the `deinit` of what an action captured may use the limiter too.
+/// - The launcher follows the limiter's decisions in order. When another thread is calling the
+///   launcher at that moment, that thread makes the call, right after its own: so `execute`,
+///   `cancel()` and `flush()` can return before the launcher has started or stopped. A tick that
+///   comes meanwhile finds the limiter's own state and does what it says (a quiescent limiter
+///   ignores it).
 public final class RateLimiter: Sendable {
   /// The time between two runs after the first.
   ///

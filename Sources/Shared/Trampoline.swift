@@ -22,121 +22,178 @@
 /// piece returns. So the stack holds one level of trampolined work however long the chain:
 /// a chain of a million steps runs on a 512 KB stack.
 ///
-/// The hot path allocates nothing: a caller checks ``enter()``, runs its work inline, and calls
-/// ``leave()``; only work that is queued because the thread was already inside is copied into
-/// an escaping closure.
+/// The hot path costs one thread-specific read and plain loads and stores in a per-thread
+/// block of raw memory (no reference counting, no allocation): a caller runs its work inline
+/// between ``enter()`` and ``leave(_:)``; only work that must wait is copied into an escaping
+/// closure, and the list that holds it is made only then.
 ///
 /// ```swift
-/// if Trampoline.enter() {
+/// if let entry = Trampoline.enter() {
 ///   deliver(batch)
-///   Trampoline.leave()
+///   Trampoline.leave(entry)
 /// } else {
 ///   Trampoline.enqueue { deliver(batch) }
 /// }
 /// ```
 @usableFromInline
 enum Trampoline {
-  /// The work queued on one thread, and whether that thread is running trampolined work.
+  /// One thread's state, in a block of raw memory made on the thread's first use and freed when
+  /// the thread ends (a thread never ends while it runs trampolined work).
   @usableFromInline
-  final class Queue {
+  struct State {
+    /// Whether the thread is running trampolined work.
     @usableFromInline var isRunning = false
-    @usableFromInline var pending: [() -> Void] = []
-    @usableFromInline var head = 0
-
-    @usableFromInline
-    init() {}
+    /// The work waiting (an unmanaged ``Pending``), or `nil` when none waits.
+    @usableFromInline var pending: UnsafeMutableRawPointer?
   }
 
-  /// Becomes the thread's outermost runner of trampolined work: `true` when the thread was
-  /// not running any (the caller must run its work, then call ``leave()``), `false` when it
-  /// already is (the caller must ``enqueue(_:)`` its work instead).
-  @inlinable
-  static func enter() -> Bool {
-    let queue = current
-    guard !queue.isRunning else { return false }
-    queue.isRunning = true
-    return true
-  }
-
-  /// Queues `work` to run on this thread after the current piece of trampolined work; call it
-  /// only when ``enter()`` returned `false`.
+  /// The work waiting on one thread.
   @usableFromInline
-  static func enqueue(_ work: @escaping () -> Void) {
-    current.pending.append(work)
+  final class Pending {
+    var work: [() -> Void] = []
+  }
+
+  /// What ``enter()`` hands the thread's runner, to give back to ``leave(_:)``.
+  @usableFromInline
+  struct Entry {
+    @usableFromInline let state: UnsafeMutablePointer<State>
+
+    @inlinable
+    init(_ state: UnsafeMutablePointer<State>) {
+      self.state = state
+    }
+  }
+
+  /// Becomes the thread's runner of trampolined work: an entry when the thread was not running
+  /// any (the caller runs its work, then calls ``leave(_:)`` with it), or `nil` when it already
+  /// is (the caller must ``enqueue(_:)`` its work instead).
+  @inlinable
+  static func enter() -> Entry? {
+    let state = current
+    guard !state.pointee.isRunning else { return nil }
+    state.pointee.isRunning = true
+    return Entry(state)
   }
 
   /// Runs every piece of work queued on this thread, including work queued meanwhile, then
-  /// stops being the thread's runner; call it once after ``enter()`` returned `true`.
+  /// stops being the thread's runner; call it once, with what ``enter()`` returned.
   @inlinable
-  static func leave() {
-    let queue = current
-    if queue.head < queue.pending.count { drain(queue) }
-    queue.isRunning = false
+  static func leave(_ entry: Entry) {
+    if entry.state.pointee.pending != nil { drain(entry.state) }
+    entry.state.pointee.isRunning = false
+  }
+
+  /// Queues `work` to run on this thread after the current piece of trampolined work; call it
+  /// only when ``enter()`` returned `nil`.
+  @usableFromInline
+  static func enqueue(_ work: @escaping () -> Void) {
+    let state = current
+    if let list = state.pointee.pending {
+      Unmanaged<Pending>.fromOpaque(list).takeUnretainedValue().work.append(work)
+    } else {
+      let pending = Pending()
+      pending.work.append(work)
+      state.pointee.pending = Unmanaged.passRetained(pending).toOpaque()
+    }
   }
 
   /// Runs `work` now, and the work it queues after it, or queues it when this thread is already
   /// running trampolined work.
+  ///
+  /// `work` may run inline. If what matters is that the values it releases are released while
+  /// the thread runs trampolined work, use ``runQueued(_:)`` or ``release(_:)``: an optimized
+  /// build may move a release that `work` makes, once inlined, ahead of ``enter()``.
   @usableFromInline
   static func run(_ work: @escaping () -> Void) {
-    if enter() {
+    if let entry = enter() {
       work()
-      leave()
+      leave(entry)
     } else {
       enqueue(work)
     }
+  }
+
+  /// Runs `work` from this thread's queue: at once (after any work already queued) when the
+  /// thread runs no trampolined work, otherwise after the current piece.
+  ///
+  /// Unlike ``run(_:)``, `work` never runs inline, only through the queue's indirect call, so
+  /// everything it releases is released while the thread is the queue's runner, in any build.
+  /// It costs one closure allocation.
+  @usableFromInline
+  static func runQueued(_ work: @escaping () -> Void) {
+    let entry = enter()
+    enqueue(work)
+    if let entry { leave(entry) }
   }
 
   /// Releases `value` without nesting: when this thread is already running trampolined work,
   /// the release waits for its turn in the queue, so the `deinit`s it sets off (which may
   /// release the next link of a chain, and so on) run one after another, not inside each
   /// other.
+  ///
+  /// Hand over the last reference: a temporary, or a variable with `consume`. Passing a
+  /// variable without `consume` passes a copy, and the variable's own reference, released
+  /// after this returns, may then be the last.
   @usableFromInline
   static func release<Value>(_ value: consuming Value) {
-    if enter() {
-      _ = consume value
-      leave()
+    if let entry = enter() {
+      destroy(consume value)
+      leave(entry)
     } else {
-      var kept: Value? = consume value
-      enqueue { kept = nil }
-      _ = kept
+      enqueue { [value = consume value] in _ = value }
     }
   }
 
-  /// Runs the queued work, first in, first out, until none is left.
+  /// Destroys `value` inside this call. Out of line on purpose: an optimized build may end a
+  /// value's lifetime at its last use, which for a value that is only released is before
+  /// ``enter()``, where the `deinit`s it sets off would nest again; handing it to a call that
+  /// is not inlined pins the release between ``enter()`` and ``leave(_:)``.
   @usableFromInline
-  static func drain(_ queue: Queue) {
-    while queue.head < queue.pending.count {
-      let work = queue.pending[queue.head]
-      queue.pending[queue.head] = {}
-      queue.head += 1
-      work()
+  @inline(never)
+  static func destroy<Value>(_ value: consuming Value) {}
+
+  /// Runs the queued work, first in, first out, until none is left. Work queued meanwhile goes
+  /// to a new list, which runs after the current one: still first in, first out.
+  @usableFromInline
+  static func drain(_ state: UnsafeMutablePointer<State>) {
+    while let list = state.pointee.pending {
+      state.pointee.pending = nil
+      let pending = Unmanaged<Pending>.fromOpaque(list).takeRetainedValue()
+      for index in pending.work.indices {
+        let work = pending.work[index]
+        pending.work[index] = {}
+        work()
+      }
     }
-    queue.pending.removeAll(keepingCapacity: queue.pending.count <= 1_024)
-    queue.head = 0
   }
 
-  /// This thread's queue, made on first use and released when the thread ends.
-  @usableFromInline
-  static var current: Queue {
-    if let address = pthread_getspecific(trampolineQueueKey) {
-      return Unmanaged<Queue>.fromOpaque(address).takeUnretainedValue()
+  /// This thread's state, made on first use.
+  @inlinable
+  static var current: UnsafeMutablePointer<State> {
+    if let state = pthread_getspecific(trampolineStateKey) {
+      return state.assumingMemoryBound(to: State.self)
     }
-    let queue = Queue()
-    pthread_setspecific(trampolineQueueKey, Unmanaged.passRetained(queue).toOpaque())
-    return queue
+    return makeCurrent()
+  }
+
+  @usableFromInline
+  static func makeCurrent() -> UnsafeMutablePointer<State> {
+    let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+    state.initialize(to: State())
+    pthread_setspecific(trampolineStateKey, state)
+    return state
   }
 }
 
-/// The thread-specific key under which each thread keeps its ``Trampoline/Queue``.
+/// The thread-specific key under which each thread keeps its ``Trampoline/State``, freed when
+/// the thread ends.
 @usableFromInline
-let trampolineQueueKey: pthread_key_t = {
+let trampolineStateKey: pthread_key_t = {
   var key = pthread_key_t()
   #if canImport(Darwin)
-    let created = pthread_key_create(&key) { Unmanaged<Trampoline.Queue>.fromOpaque($0).release() }
+    let created = pthread_key_create(&key) { $0.deallocate() }
   #else
-    let created = pthread_key_create(&key) {
-      if let queue = $0 { Unmanaged<Trampoline.Queue>.fromOpaque(queue).release() }
-    }
+    let created = pthread_key_create(&key) { $0?.deallocate() }
   #endif
   guard created == 0 else { fatalError("Trampoline: pthread_key_create failed (\(created))") }
   return key

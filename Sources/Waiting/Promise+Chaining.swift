@@ -17,7 +17,9 @@ extension Promise {
   ///
   /// `transform` runs once, when this promise is fulfilled: on the thread that fulfils it, or
   /// at once, on this thread, when it is already fulfilled. A rejection skips `transform` and
-  /// passes the error on; an error `transform` throws rejects the new promise.
+  /// passes the error on; an error `transform` throws rejects the new promise. The new promise
+  /// resolves on the same thread, after the callback that resolved this one (see
+  /// ``fulfill(_:)``), so a chain of any length resolves as a loop.
   ///
   /// ```swift
   /// Promise(value: [1, 2, 3]).map(\.count).result        // success(3)
@@ -45,7 +47,7 @@ extension Promise {
     }
     let mapped = Promise<NewValue>()
     whenResolved { result in
-      mapped.resolve(with: result.flatMap { value in Result { try transform(value) } })
+      mapped.settle(with: result.flatMap { value in Result { try transform(value) } })
     }
     return mapped
   }
@@ -56,7 +58,8 @@ extension Promise {
   /// `next` runs once, when this promise is fulfilled, on the same thread rules as ``map(_:)``,
   /// and returns the promise of the next step; the returned promise resolves as that one
   /// does. A rejection skips `next` and passes the error on; an error `next` throws rejects the
-  /// returned promise.
+  /// returned promise. A step that returns the very promise `then` returned would wait for
+  /// itself forever: that promise is rejected with ``PromiseCycleError`` instead.
   ///
   /// ```swift
   /// api.authenticate()                  // Promise<Token>
@@ -69,17 +72,34 @@ extension Promise {
   public func then<NewValue: Sendable>(
     _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
   ) -> Promise<NewValue> {
+    // Already resolved: the step runs now, with no callback to store.
+    switch storage.withLock({ $0.phase }) {
+    case .fulfilled:
+      do {
+        return try next(storage.slot.pointee).derived()  // set for good once fulfilled
+      } catch {
+        return Promise<NewValue>(error: error)
+      }
+    case .rejected(let error):
+      return Promise<NewValue>(error: error)
+    case .pending:
+      break
+    }
     let chained = Promise<NewValue>()
     whenResolved { result in
       switch result {
       case .success(let value):
         do {
-          try next(value).whenResolved { chained.resolve(with: $0) }
+          let step = try next(value)
+          guard step !== chained else {
+            return chained.settle(with: .failure(PromiseCycleError()))
+          }
+          step.whenResolved { chained.settle(with: $0) }
         } catch {
-          chained.reject(error)
+          chained.settle(with: .failure(error))
         }
       case .failure(let error):
-        chained.reject(error)
+        chained.settle(with: .failure(error))
       }
     }
     return chained
@@ -115,8 +135,22 @@ extension Promise {
     }
     let recovered = Promise<Value>()
     whenResolved { result in
-      recovered.resolve(with: result.flatMapError { error in Result { try recovery(error) } })
+      recovered.settle(with: result.flatMapError { error in Result { try recovery(error) } })
     }
     return recovered
+  }
+
+  /// A new promise that resolves as this one does: at once when this one is resolved.
+  func derived() -> Promise<Value> {
+    switch storage.withLock({ $0.phase }) {
+    case .fulfilled:
+      return Promise(value: storage.slot.pointee)  // set for good once fulfilled
+    case .rejected(let error):
+      return Promise(error: error)
+    case .pending:
+      let follower = Promise()
+      whenResolved { follower.settle(with: $0) }
+      return follower
+    }
   }
 }

@@ -4,8 +4,13 @@ extension Promise {
   ///
   /// The returned promise is fulfilled once every input is fulfilled, with their values in the
   /// order of `promises` (not the order they arrived in), and rejected as soon as any input is
-  /// rejected, with that error; later errors are ignored. With no promises it is fulfilled at
-  /// once with `[]`. The same promise may appear more than once.
+  /// rejected, with the error of the input that was rejected first; later errors are ignored.
+  /// "First" is the order in which the inputs were rejected, as with ``race(_:)``: when one
+  /// input is rejected inside another's callbacks (a promise made from another with
+  /// ``recover(_:)`` that throws, say), the earlier rejection still wins. When an input is
+  /// already rejected, or every input already fulfilled, the returned promise is resolved at
+  /// once. With no promises it is fulfilled at once with `[]`. The same promise may appear more than once. The returned
+  /// promise holds its inputs weakly: it keeps none of them alive.
   ///
   /// ```swift
   /// let a = Promise<Int>(), b = Promise<Int>()
@@ -20,63 +25,161 @@ extension Promise {
   /// - Complexity: O(*n*) for *n* promises.
   public static func all(_ promises: [Promise<Value>]) -> Promise<[Value]> {
     if promises.isEmpty { return Promise<[Value]>(value: []) }
-    let combined = Promise<[Value]>()
-    let collector = Collector<Value>(count: promises.count)
-    for (index, promise) in promises.enumerated() {
-      promise.whenResolved { result in
-        switch result {
-        case .success(let value):
-          if let values = collector.store(value, at: index) { combined.fulfill(values) }
-        case .failure(let error):
-          combined.reject(error)
-        }
-      }
+    // Decided already when an input is rejected (any input still pending is rejected later),
+    // or when every input is fulfilled.
+    let inputs = Inputs(promises)
+    if let rejected = inputs.firstResolution(where: \.isRejected) {
+      return Promise<[Value]>(result: rejected.map { [$0] })
     }
-    return combined
+    var values: [Value] = []
+    for promise in promises {
+      guard case .success(let value)? = promise.result else { break }
+      values.append(value)
+    }
+    if values.count == promises.count { return Promise<[Value]>(value: values) }
+    let collector = Collector(inputs, count: promises.count)
+    for (index, promise) in promises.enumerated() {
+      promise.whenResolved { collector.receive($0, at: index) }
+    }
+    return collector.combined
   }
 
   /// Returns a promise that resolves as the first of `promises` to resolve does.
   ///
-  /// The first input to be fulfilled or rejected decides the result; the others are ignored
-  /// (and not cancelled: a promise has no cancellation). With no promises, the returned promise
-  /// never resolves, as JavaScript's `Promise.race([])` never settles.
+  /// The input that was fulfilled or rejected first decides the result; the others are ignored
+  /// (and not cancelled: a promise has no cancellation). "First" is the order in which the
+  /// inputs resolved, not the order in which their callbacks ran: when one input resolves
+  /// inside another's callbacks (a promise made from another with ``map(_:)``, or resolved
+  /// by one of its callbacks), or when several resolve at once on different threads, the one
+  /// that resolved first still wins. When an input is already resolved, the returned promise
+  /// is resolved at once, as the input that resolved first (inputs still pending resolve later);
+  /// the same promise may appear more than once. With no
+  /// promises, the returned promise never resolves, as JavaScript's `Promise.race([])` never
+  /// settles (awaiting it ends only when the awaiting task is cancelled).
   ///
   /// ```swift
   /// let slow = Promise<String>(), fast = Promise<String>()
   /// let first = Promise.race([slow, fast])
   /// fast.fulfill("fast"); slow.fulfill("slow")
   /// first.result                        // success("fast")
+  ///
+  /// let source = Promise<Int>()
+  /// let tenfold = source.map { $0 * 10 }
+  /// let winner = Promise.race([tenfold, source])
+  /// source.fulfill(1)
+  /// winner.result                       // success(1): `source` resolved before `tenfold`
   /// ```
+  ///
+  /// The returned promise holds its inputs weakly: it keeps none of them alive.
   ///
   /// - Parameter promises: The competing promises.
   /// - Returns: A promise for the first resolution.
   /// - Complexity: O(*n*) for *n* promises.
   public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
+    guard !promises.isEmpty else { return Promise() }
+    let inputs = Inputs(promises)
+    // Decided already when an input is resolved: any input still pending resolves later.
+    if let resolved = inputs.firstResolution(where: { _ in true }) {
+      return Promise(result: resolved)
+    }
     let first = Promise<Value>()
     for promise in promises {
-      promise.whenResolved { first.resolve(with: $0) }
+      promise.whenResolved { result in
+        guard inputs.claim() else { return }
+        first.settle(with: inputs.firstResolution { _ in true } ?? result)
+      }
     }
     return first
   }
 }
 
-/// The values ``Promise/all(_:)`` has received so far, in input order.
+/// The inputs of a combinator, held weakly, and whether the combinator has decided.
+private final class Inputs<Value: Sendable>: Sendable {
+  /// A weak reference to one input.
+  struct Input: Sendable {
+    weak var promise: Promise<Value>?
+  }
+
+  /// The inputs, in input order. Weak, so that a combinator whose inputs are dropped while
+  /// pending (its callbacks hold this object) is freed with them.
+  let inputs: [Input]
+  /// Whether a callback has taken the decision.
+  private let isClaimed = Locked(false)
+
+  init(_ promises: [Promise<Value>]) {
+    inputs = promises.map { Input(promise: $0) }
+  }
+
+  /// Takes the decision: `true` for the first caller only.
+  func claim() -> Bool {
+    isClaimed.withLock { isClaimed in
+      defer { isClaimed = true }
+      return !isClaimed
+    }
+  }
+
+  /// The resolution of the input that resolved first among those whose phase `isCandidate`
+  /// accepts; `nil` when none is resolved yet.
+  ///
+  /// Called from an input's callback, so after that input resolved, this finds the candidate
+  /// that resolved first, ever: an input still pending here takes its stamp after this call
+  /// looked at it, so after the stamp of the input whose callback is running. An input that
+  /// is gone was dropped before resolving (a resolving promise is held until its callbacks
+  /// have run), so it can never resolve.
+  func firstResolution(
+    where isCandidate: (Promise<Value>.State.Phase) -> Bool
+  ) -> Result<Value, any Error>? {
+    var first: (stamp: UInt64, promise: Promise<Value>)?
+    for input in inputs {
+      guard let promise = input.promise else { continue }
+      let stamp = promise.storage.withLock { state in
+        state.isResolved && isCandidate(state.phase) ? state.stamp : nil
+      }
+      if let stamp, stamp < first?.stamp ?? .max { first = (stamp, promise) }
+    }
+    return first?.promise.result
+  }
+}
+
+/// What ``Promise/all(_:)`` has received so far: the values in input order, how many are still
+/// missing, and whether the combined promise is decided.
 private final class Collector<Value: Sendable>: Sendable {
+  /// The promise for every value.
+  let combined = Promise<[Value]>()
+  /// The inputs, to find the first rejection.
+  private let inputs: Inputs<Value>
   /// The values so far, in input order, and how many are still missing.
   private let state: Locked<(values: [Value?], missing: Int)>
 
-  init(count: Int) {
+  init(_ inputs: Inputs<Value>, count: Int) {
+    self.inputs = inputs
     state = Locked((Array(repeating: nil, count: count), count))
   }
 
-  /// Stores the value of the input at `index`.
-  ///
-  /// - Returns: Every value, in input order, when this was the last one missing; else `nil`.
-  func store(_ value: Value, at index: Int) -> [Value]? {
-    state.withLock { state in
-      state.values[index] = value
-      state.missing -= 1
-      return state.missing == 0 ? state.values.map { $0! } : nil
+  /// Takes the resolution of the input at `index`: stores a value, fulfils the combined
+  /// promise once every value is in, or rejects it with the first rejection.
+  func receive(_ result: Result<Value, any Error>, at index: Int) {
+    switch result {
+    case .success(let value):
+      let values = state.withLock { state -> [Value]? in
+        state.values[index] = value
+        state.missing -= 1
+        return state.missing == 0 ? state.values.map { $0! } : nil
+      }
+      // Every input is fulfilled: no rejection can come.
+      if let values, inputs.claim() { combined.settle(with: .success(values)) }
+    case .failure(let error):
+      guard inputs.claim() else { return }
+      let first = inputs.firstResolution(where: \.isRejected) ?? result
+      combined.settle(with: .failure(first.failure ?? error))
     }
+  }
+}
+
+extension Result {
+  /// The error, or `nil` for a value.
+  fileprivate var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
   }
 }

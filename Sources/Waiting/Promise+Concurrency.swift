@@ -5,7 +5,12 @@ extension Promise {
   /// The operation runs in an unstructured `Task` (it inherits the caller's priority and task
   /// locals, not its actor): its value fulfils the promise, and an error it throws rejects it.
   /// The task holds the promise until the operation returns; a promise has no cancellation,
-  /// so dropping the promise does not stop the operation.
+  /// so dropping the promise does not stop the operation. An operation that awaits
+  /// ``value`` of this very promise would wait for its own end: that `value` throws
+  /// ``PromiseCycleError`` at once instead (so, unless the operation catches it, the promise is
+  /// rejected with it). Only the operation's own task is checked: a task it starts and does
+  /// not wait for may await the promise, while a child task it waits for (`async let`, a task
+  /// group) that awaits the promise is not detected and never ends.
   ///
   /// ```swift
   /// let feed = Promise { try await api.fetchFeed() }   // Promise<Feed>
@@ -16,8 +21,9 @@ extension Promise {
   public convenience init(operation: @escaping @Sendable () async throws -> Value) {
     self.init()
     Task { [self] in
+      let resolving = OperationTask(promise: ObjectIdentifier(self), task: currentTaskNumber())
       do {
-        fulfill(try await operation())
+        fulfill(try await OperationTask.$current.withValue(resolving) { try await operation() })
       } catch {
         reject(error)
       }
@@ -39,8 +45,10 @@ extension Promise {
     /// let items = try await api.feed(for: token).map(\.items).value
     /// ```
     ///
-    /// - Throws: The error the promise was rejected with, or `CancellationError` when the
-    ///   awaiting task is cancelled while the promise is pending.
+    /// - Throws: The error the promise was rejected with; `CancellationError` when the
+    ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
+    ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
+    ///   promise (it would wait for itself forever).
     nonisolated(nonsending) public var value: Value {
       get async throws {
         guard try isFulfilled() else { return try await suspendUntilResolved() }
@@ -60,8 +68,10 @@ extension Promise {
     /// let items = try await api.feed(for: token).map(\.items).value
     /// ```
     ///
-    /// - Throws: The error the promise was rejected with, or `CancellationError` when the
-    ///   awaiting task is cancelled while the promise is pending.
+    /// - Throws: The error the promise was rejected with; `CancellationError` when the
+    ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
+    ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
+    ///   promise (it would wait for itself forever).
     public var value: Value {
       get async throws {
         guard try isFulfilled() else { return try await suspendUntilResolved() }
@@ -86,6 +96,11 @@ extension Promise {
 
   /// The slow path of ``value``: suspends until the promise resolves or the task is cancelled.
   private func suspendUntilResolved() async throws -> Value {
+    if let resolving = OperationTask.current, resolving.promise == ObjectIdentifier(self),
+      resolving.task == currentTaskNumber()
+    {
+      throw PromiseCycleError()
+    }
     // The identifier is known before the callback is registered, so a cancellation that
     // arrives at any moment can take the callback back; whoever takes it resumes.
     let id = storage.withLock { $0.makeID() }
@@ -93,7 +108,7 @@ extension Promise {
       try await withCheckedThrowingContinuation { continuation in
         let resume = Self.callback { continuation.resume(with: $0) }
         let result = storage.withLock { state -> Result<Value, any Error>? in
-          if state.register(resume, id: id) { return nil }
+          if state.register(resume, id: id) == .waiting { return nil }
           return storage.result(in: state)
         }
         if let result { return continuation.resume(with: result) }
@@ -113,4 +128,22 @@ extension Promise {
     }
     withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }
   }
+}
+
+/// The task running the operation of ``Promise/init(operation:)``, and the promise it resolves.
+struct OperationTask: Sendable {
+  /// The promise the operation resolves.
+  let promise: ObjectIdentifier
+  /// The task running the operation (child tasks inherit the task-local value, so the task is
+  /// compared too).
+  let task: Int?
+
+  /// The operation the current task runs, if any.
+  @TaskLocal static var current: OperationTask?
+}
+
+/// The current task's hash, which tells it from every other task alive now (it hashes the
+/// task's address); `nil` outside a task.
+private func currentTaskNumber() -> Int? {
+  withUnsafeCurrentTask { $0?.hashValue }
 }

@@ -20,13 +20,20 @@ import Dispatch
 ///
 /// A promise is safe to use from any thread. It keeps its callbacks only while pending and
 /// drops them when it resolves, so a callback that captures the promise makes no lasting
-/// retain cycle.
+/// retain cycle. No lock is held while a callback runs or while a callback or value of yours
+/// is released, so code that runs there (a `deinit` included) may use the same promise in
+/// every way. Chains of any length (``map(_:)``, ``then(_:)``, ``recover(_:)``, ``all(_:)``,
+/// ``race(_:)``) resolve, and are freed when dropped unresolved, one step after another: a
+/// chain of a million steps needs no more stack than one.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
   // Safe: the state is only reached with its lock held, and the value slot is written once,
   // with the lock held, before the state says fulfilled (see `PromiseStorage`).
 
   /// A registered callback (see `PromiseStorage`).
   typealias Callback = PromiseCallback
+
+  /// The state machine behind the lock.
+  typealias State = PromiseState<Callback>
 
   /// The lock, the state (pending, fulfilled or rejected, and the callbacks waiting) and the
   /// value once fulfilled.
@@ -39,7 +46,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// feed.isResolved                     // false
   /// ```
   public init() {
-    storage = PromiseStorage(.pending)
+    storage = PromiseStorage()
   }
 
   /// Creates a promise already fulfilled with `value`.
@@ -61,13 +68,25 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///
   /// - Parameter error: The error.
   public init(error: any Error) {
-    storage = PromiseStorage(.rejected(error))
+    storage = PromiseStorage(rejectedWith: error)
   }
 
   /// Fulfils the promise with `value`, unless it is already resolved.
   ///
-  /// The callbacks waiting for the promise run before this method returns, on this thread, in
-  /// the order they were registered (those given a queue are sent to their queue).
+  /// The callbacks registered with ``whenResolved(_:)`` run before this method returns, on this
+  /// thread, in the order they were registered; those registered with
+  /// ``whenResolved(on:_:)`` are sent to their queues in that order. Promises made from this
+  /// one (with ``map(_:)``, ``then(_:)``, ``recover(_:)``, ``all(_:)`` and ``race(_:)``)
+  /// resolve on this thread too, one after another rather than one inside another, so a chain
+  /// of any length needs no more stack than one step:
+  ///
+  /// - Called outside any promise callback, this method returns after the whole chain that
+  ///   this resolution sets off has resolved and run its callbacks.
+  /// - Called from inside a callback or a transform (while this thread is delivering another
+  ///   resolution), it still runs this promise's own callbacks before it returns, but the
+  ///   promises made from this one resolve later on this thread, after that callback has
+  ///   returned and before the outermost resolution on this thread returns. (Promises made
+  ///   from promises that are resolved already are resolved when they are made.)
   ///
   /// ```swift
   /// let promise = Promise<Int>()
@@ -105,7 +124,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Resolves the promise with `result`, unless it is already resolved.
   ///
   /// This is ``fulfill(_:)`` or ``reject(_:)`` for a `Result` in hand, such as one a
-  /// completion handler delivers.
+  /// completion handler delivers; the callbacks run as ``fulfill(_:)`` describes.
   ///
   /// ```swift
   /// let promise = Promise<Int>()
@@ -117,25 +136,53 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   resolved.
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
-    let callbacks = storage.withLock { state -> [Callback]? in
+    let delivery = storage.withLock { state -> State.Delivery? in
+      guard !state.isResolved else { return nil }
       switch result {
       case .success(let value):
-        let callbacks = state.resolve(.fulfilled)
-        if callbacks != nil { storage.slot.initialize(to: value) }
-        return callbacks
+        storage.slot.initialize(to: value)
+        return state.resolve(.fulfilled, stamp: nextResolutionStamp)
       case .failure(let error):
-        return state.resolve(.rejected(error))
+        return state.resolve(.rejected(error), stamp: nextResolutionStamp)
       }
     }
-    guard let callbacks else { return false }
-    if !callbacks.isEmpty {
-      withUnsafePointer(to: result) { result in
-        for callback in callbacks {
-          callback(result)
-        }
+    guard let delivery else { return false }
+    if delivery.callbacks.isEmpty { return true }
+    // The outermost resolution on this thread runs the chained resolutions that its callbacks
+    // queue, one after another, before it returns.
+    let outermost = Trampoline.enter()
+    withUnsafePointer(to: result) { result in
+      for (index, entry) in delivery.callbacks.enumerated() {
+        entry.callback(result)
+        if index == delivery.lastQueued { deliverDeferred(result) }
       }
     }
+    if let outermost { Trampoline.leave(outermost) }
     return true
+  }
+
+  /// Resolves the promise on behalf of a combinator (a chained step, `all`, `race`): at once
+  /// when this thread is not delivering a resolution, else right after the callback being
+  /// delivered returns, so that a chain resolves as a loop, not as nested calls.
+  func settle(with result: Result<Value, any Error>) {
+    if let entry = Trampoline.enter() {
+      resolve(with: result)
+      Trampoline.leave(entry)
+    } else {
+      Trampoline.enqueue { self.resolve(with: result) }
+    }
+  }
+
+  /// Sends the queued callbacks registered while this thread was delivering, oldest first,
+  /// until none is left; then this thread stops delivering.
+  private func deliverDeferred(_ result: UnsafePointer<Result<Value, any Error>>) {
+    while true {
+      let deferred = storage.withLock { $0.takeDeferred() }
+      if deferred.isEmpty { return }
+      for entry in deferred {
+        entry.callback(result)
+      }
+    }
   }
 
   /// The resolution: `nil` while the promise is pending.
@@ -164,9 +211,17 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// already resolved.
   ///
   /// The callback runs synchronously on the thread that resolves the promise, after the
-  /// callbacks registered before it; when the promise is already resolved it runs at once, on
-  /// this thread, before this method returns. It never runs twice, and never on the main queue
+  /// callbacks registered before it, before ``fulfill(_:)`` returns; when the promise is
+  /// already resolved it runs at once, on this thread, before this method returns (so a
+  /// callback registered on another thread while the resolving thread is still running earlier
+  /// callbacks may run before those finish). It never runs twice, and never on the main queue
   /// unless the promise is resolved there. Use ``whenResolved(on:_:)`` to pick a queue.
+  ///
+  /// The promise keeps `callback` until it resolves, then releases it on the resolving thread
+  /// after the callbacks have run, with no lock held: a `deinit` it sets off may use this
+  /// promise (read it, resolve it, register more callbacks). A promise dropped while pending
+  /// releases its callbacks one after another, so a long chain of pending promises is freed
+  /// without deep recursion.
   ///
   /// ```swift
   /// let promise = Promise<Int>()
@@ -180,7 +235,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
     let stored = Self.callback(callback)
     let result = storage.withLock { state -> Result<Value, any Error>? in
-      if state.register(stored) { return nil }
+      if state.register(stored) == .waiting { return nil }
       return storage.result(in: state)
     }
     if let result { callback(result) }
@@ -197,7 +252,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///
   /// The callback is sent to `queue` when the promise resolves, or at once when it is already
   /// resolved; it never runs on the calling thread before this method returns. Callbacks sent
-  /// to one serial queue run in registration order.
+  /// to one serial queue run in the order they were registered, whatever the threads involved:
+  /// also when one is registered while the resolving thread is still running earlier callbacks
+  /// (it is then sent after every earlier one, once they are sent).
   ///
   /// ```swift
   /// promise.whenResolved(on: .main) { result in label.text = "\(result)" }
@@ -209,8 +266,15 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    whenResolved { result in
-      queue.async { callback(result) }
+    let send = Self.callback { result in queue.async { callback(result) } }
+    let result = storage.withLock { state -> Result<Value, any Error>? in
+      if state.register(send, queued: true) != .deliverNow { return nil }
+      return storage.result(in: state)
+    }
+    guard let result else { return }
+    withUnsafePointer(to: result) { result in
+      send(result)
+      deliverDeferred(result)
     }
   }
 }

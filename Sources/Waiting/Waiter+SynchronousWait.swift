@@ -19,11 +19,15 @@ extension Waiter {
   /// before the deadline, so a thread that wakes late cannot turn a late finish into `true`. A
   /// `timeout` of zero or less does not wait: it returns ``isFinished``.
   ///
-  /// `eachQuantum` runs on the waiting thread at each whole ``quantum`` since the wait began
-  /// (0.1 s, 0.2 s, … by default) that passes before the waiter finishes and before the
-  /// timeout: never at the start, never after the last `finish()`. It may call `finish()`.
-  /// If the waiting thread falls behind by more than a quantum, the missed runs are skipped,
-  /// not made up.
+  /// `eachQuantum` runs on the waiting thread, before the wait returns, at each whole
+  /// ``quantum`` since the wait began (0.1 s, 0.2 s, … by default) that passes before the
+  /// deadline: never at the start. Before each run the wait checks for the last `finish()`,
+  /// and once it has seen it, no run starts. So no run starts after a `finish()` made on the
+  /// waiting thread (by `eachQuantum` itself, say) or one that returned on another thread
+  /// before the quantum came due; a `finish()` that lands on another thread just as a quantum
+  /// comes due may be followed by that one run, never by a second. If the waiting thread falls
+  /// behind by more than a quantum (a slow `eachQuantum`, a busy machine), it runs once as
+  /// soon as it can and skips the quanta it missed.
   ///
   /// ```swift
   /// func testAnimationEnds() {          // XCTest, on the main thread

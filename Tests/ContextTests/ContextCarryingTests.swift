@@ -83,7 +83,7 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
 
 @MainActor final class MainActorScreen: ContextCarrying {}
 
-@Suite struct ContextCarryingTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextCarryingTests {
   @Test func anAlertCarriesTheButtonItActsOn() {
     let screen = ListScreen()
     let grace = Button(title: "Grace")
@@ -128,6 +128,27 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
       }
       #expect(weak.aliveCount == 0)
     #endif
+  }
+
+  @Test func aChainOfObjectsEachCarryingTheNextIsFreed() {
+    // Each object's default context holds the next object. On Apple platforms the chain goes
+    // with its first object; on Linux the shared table reclaims the first entry within its
+    // bound (12 n operations on the table, other tests' operations only make it sooner), and
+    // the rest of the chain with it.
+    let size = 2_000
+    let released = Counter()
+    do {
+      let links = (0..<size).map { _ in Link(released: released) }
+      for index in 0..<size - 1 { links[index].contextInfo[nextLinkKey] = links[index + 1] }
+    }
+    let probe = Model()
+    let bound = 12 * (ContextTable.shared.count + 1)
+    var operations = 0
+    while released.value < size, operations < bound {
+      _ = ContextTable.shared.hasContext(for: probe)
+      operations += 1
+    }
+    #expect(released.value == size)
   }
 
   @Test func rowsBackAnIsExpandedExtensionProperty() {

@@ -9,7 +9,7 @@ struct Big: Sendable, Equatable {
 
 struct Boom: Error, Equatable {}
 
-@Suite struct ContextInfoTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextInfoTests {
   /// Rows: the key's default, a value stored first, what is then assigned (`.some(nil)` is
   /// `= nil`), the read afterwards, and whether the context is empty afterwards.
   typealias SubscriptRow = (default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)
@@ -238,6 +238,113 @@ struct Boom: Error, Equatable {}
     // removeAll released the last value after the lock; its deinit stored a fresh count.
     #expect(info[releases] == 1)
     withExtendedLifetime(keepAlive) {}
+  }
+
+  @Test func releasingALongChainOfOwnerHeldContextsRunsOnASmallStack() {
+    // Each owner's context holds the next owner: releasing the first releases the next from
+    // inside its context's release, and so on, as deep as the chain, unless the releases run
+    // one after another.
+    let links = stressVolume(full: 1_000_000, quick: 10_000)
+    let released = Counter()
+    let finished = onSmallStack {
+      var head: OwnerHeldLink?
+      for _ in 0..<links {
+        let link = OwnerHeldLink(released: released)
+        if let head { link.contextInfo[nextOwnerHeldLinkKey] = head }
+        head = link
+      }
+      head = nil
+    }
+    finished.wait()
+    #expect(released.value == links)
+  }
+
+  /// What a value's `deinit` does to the context that held it.
+  enum Reentry: String, CaseIterable, Sendable {
+    case read, write, remove, insert, removeAll
+  }
+
+  /// How a value leaves its context.
+  enum Drop: String, CaseIterable, Sendable {
+    case replaced, assignedNil, removeValue, removeAll, named, discardedByGetOrInsert
+  }
+
+  @Test(arguments: Drop.allCases, Reentry.allCases)
+  func aReleasedValuesDeinitMayUseTheSameContext(drop: Drop, reentry: Reentry) {
+    for kind in ContextKind.allCases {
+      let (info, keepAlive) = kind.make()
+      let counter = ContextKey<Int>("counter")
+      let inserted = ContextKey<Int>("inserted")
+      let value = ContextKey<OnDeinit>("value")
+      let log = Recorder<String>()
+      let deinits = Counter()
+      info[counter] = 5
+      let action: @Sendable () -> Void = {
+        deinits.increment()
+        switch reentry {
+        case .read: log.record("\(info[counter].map(String.init) ?? "nil")")
+        case .write: info[counter] = 6
+        case .remove: info.removeValue(for: counter)
+        case .insert: _ = info.value(for: inserted, orInsert: 7)
+        case .removeAll: info.removeAll()
+        }
+      }
+      switch drop {
+      case .replaced:
+        info[value] = OnDeinit(action)
+        info[value] = OnDeinit {}
+      case .assignedNil:
+        info[value] = OnDeinit(action)
+        info[value] = nil
+      case .removeValue:
+        info[value] = OnDeinit(action)
+        _ = info.removeValue(for: value)
+      case .removeAll:
+        info[value] = OnDeinit(action)
+        info.removeAll()
+      case .named:
+        info["value"] = OnDeinit(action)
+        info["value"] = nil
+      case .discardedByGetOrInsert:
+        // The value made for the insertion loses to the one makeValue stored itself.
+        _ = info.value(
+          for: value,
+          orInsert: {
+            info[value] = OnDeinit {}
+            return OnDeinit(action)
+          }())
+      }
+      let label = "\(kind), \(drop), \(reentry)"
+      #expect(deinits.value == 1, "\(label)")
+      switch reentry {
+      case .read: #expect(log.all == [drop == .removeAll ? "nil" : "5"], "\(label)")
+      case .write: #expect(info[counter] == 6, "\(label)")
+      case .remove: #expect(info[counter] == nil, "\(label)")
+      case .insert: #expect(info[inserted] == 7, "\(label)")
+      case .removeAll: #expect(info.isEmpty, "\(label)")
+      }
+      withExtendedLifetime(keepAlive) {}
+    }
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func aKeptContextInfoNeverKeepsItsObjectAlive(kind: ContextKind) {
+    let key = ContextKey<Int>("k")
+    var kept: [ContextInfo] = []
+    weak var gone: AnyObject?
+    do {
+      let (info, keepAlive) = kind.make()
+      gone = keepAlive[0]
+      kept.append(info)  // before the first write: the view of an object without a context
+      info[key] = 1
+      kept.append(info)
+      if case .table = kind, let table = keepAlive.last as? ContextTable {
+        kept.append(table.contextInfo(for: keepAlive[0]))  // a view of the existing context
+      }
+      withExtendedLifetime(keepAlive) { #expect(gone != nil) }
+    }
+    #expect(gone == nil)
+    #expect(kept.allSatisfy { $0[key] == 1 })  // the views keep the values
   }
 
   @Test(arguments: ContextKind.allCases)

@@ -2,7 +2,7 @@ import Testing
 import TinyContext
 import TinyTestSupport
 
-@Suite struct ContextKeyTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextKeyTests {
   @Test func keysWithTheSameNameNeverCollide() {
     let first = ContextKey<Int>("count")
     let second = ContextKey<Int>("count")
@@ -15,6 +15,37 @@ import TinyTestSupport
     info[first] = nil
     #expect(info[first] == nil)
     #expect(info[second] == 2)
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func keysStayApartWhateverTheirNamesAndTypes(kind: ContextKind) {
+    // The same name, the same type name in two scopes, the same type, and a named value with
+    // the keys' name: five different slots.
+    let (info, keepAlive) = kind.make()
+    let first = ContextKey<FirstScope.Item>("item")
+    let second = ContextKey<SecondScope.Item>("item")
+    let again = ContextKey<FirstScope.Item>("item")
+    let number = ContextKey<Int>("item", default: 0)
+    info[first] = .init(id: 1)
+    info[second] = .init(id: 2)
+    info[again] = .init(id: 3)
+    info[number] = 4
+    info["item"] = 5
+    #expect(info[first] == .init(id: 1))
+    #expect(info[second] == .init(id: 2))
+    #expect(info[again] == .init(id: 3))
+    #expect(info[number] == 4)
+    #expect(info["item"] as? Int == 5)
+    info[first] = nil
+    info["item"] = nil
+    #expect(info[first] == nil)
+    #expect(info[second] == .init(id: 2))
+    #expect(info[again] == .init(id: 3))
+    #expect(info[number] == 4)
+    #expect(info.removeValue(for: number) == 4)
+    #expect(info[number] == 0)
+    #expect(info[second] == .init(id: 2))
+    withExtendedLifetime(keepAlive) {}
   }
 
   @Test(arguments: ["", "expanded", "a name with spaces", "ü∑"])

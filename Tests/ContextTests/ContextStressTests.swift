@@ -4,15 +4,18 @@ import TinyContext
 import TinyTestSupport
 
 /// Many threads at once, exact counts; run under `--sanitize=thread` by CI.
-@Suite struct ContextStressTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextStressTests {
   static let threads = 8
-  /// Fewer under the thread sanitizer: it reports races from the order of accesses, not from
-  /// their number, and makes each access several times slower.
-  static let iterations = isThreadSanitized ? 500 : 2_000
+  /// The full volume with `TINYBLOCKS_FULL_STRESS=1`; a tenth under the thread sanitizer, which
+  /// reports races from the order of accesses, not from their number. The check-then-act races
+  /// are forced with barriers (below and in ContextTableTests), not left to this volume.
+  static let iterations = stressVolume(full: 2_000, quick: 200)
+  /// Rounds of the forced races: each round forces the interleaving, so a few suffice.
+  static let rounds = stressVolume(full: 50, quick: 5)
 
   @Test(arguments: ContextKind.allCases)
   func racingGetOrInsertCallersAllGetTheOneStoredValue(kind: ContextKind) {
-    for _ in 0..<20 {
+    for _ in 0..<Self.rounds {
       let (info, keepAlive) = kind.make()
       let key = ContextKey<Counter>("counter")
       let identities = IdentitySet()
@@ -88,20 +91,48 @@ import TinyTestSupport
     #expect(table.count == live.count)
   }
 
-  @Test func racingFirstWritesThroughOnePendingContextCreateOneContext() {
-    for _ in 0..<50 {
+  @Test func racingFirstWritesThroughViewsMadeBeforeAnyContextCreateOneContext() {
+    // Every thread makes its view of an object that has no context, and only once all have
+    // (every one missed the lookup) do they write, half through one shared view and half
+    // through views of their own.
+    for _ in 0..<Self.rounds {
       let table = ContextTable()
       let owner = Model()
-      let pending = table.contextInfo(for: owner)  // no context yet
-      let views = (0..<Self.threads).map { _ in table.contextInfo(for: owner) }
+      let shared = table.contextInfo(for: owner)  // no context yet
+      let allLookedUp = Barrier(parties: Self.threads)
       onThreadsBlocking(Self.threads) { thread in
-        let info = thread.isMultiple(of: 2) ? pending : views[thread]
+        let own = table.contextInfo(for: owner)
+        #expect(!table.hasContext(for: owner))
+        allLookedUp.arriveAndWait()
+        let info = thread.isMultiple(of: 2) ? shared : own
         info["thread \(thread)"] = thread
       }
       #expect(table.count == 1)
       for thread in 0..<Self.threads {
         #expect(table.contextInfo(for: owner)["thread \(thread)"] as? Int == thread)
+        #expect(shared["thread \(thread)"] as? Int == thread)
       }
+    }
+  }
+
+  @Test func racingFirstWritesThroughAViewWhoseObjectIsGoneShareOneContext() {
+    // The object is gone before the first write: the writes make one context attached to
+    // nothing, which every copy of the view then shares.
+    for _ in 0..<Self.rounds {
+      let table = ContextTable()
+      weak var gone: Model?
+      var owner: Model? = Model()
+      gone = owner
+      let view = table.contextInfo(for: owner!)
+      owner = nil
+      #expect(gone == nil)
+      onThreadsBlocking(Self.threads) { thread in
+        view["thread \(thread)"] = thread
+      }
+      for thread in 0..<Self.threads {
+        #expect(view["thread \(thread)"] as? Int == thread)
+      }
+      #expect(table.count == 0)
     }
   }
 

@@ -1,9 +1,10 @@
+import Foundation
 import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct AtomOptimisticTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomOptimisticTests {
   struct Doc: Equatable {
     var title = "Draft"
     var stars = 0
@@ -168,5 +169,75 @@ import TinyTestSupport
     #expect(count.value == 40)  // every fifth failed and was rolled back
     #expect(count.confirmedValue == 40)
     #expect(count.pendingLayerCount == 0)
+  }
+
+  @Test func anOptimisticUpdateStartedInsideACommitOfTheSameAtomStopsTheProgram() async {
+    let direct = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
+      let atom = Atom(0)
+      _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
+        try await atom.update(optimistically: { $0 += 1 }) { _ in }
+      }
+    }
+    let message = String(decoding: direct?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Atom.update(optimistically:commit:)"))
+    #expect(message.contains("inside a commit of the same atom"))
+    // A child task inherits the commit's task-local values, so it is caught too.
+    await #expect(processExitsWith: .failure) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
+      let atom = Atom(0)
+      _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
+        async let nested = atom.update(optimistically: { $0 += 1 }) { _ in }
+        _ = try await nested
+      }
+    }
+    await #expect(processExitsWith: .failure) {
+      exitSuccessfullyIfStillRunning()  // a missed trap would hang: fail instead
+      let atom = Atom(0)
+      _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
+        let nested = Task { try await atom.update(optimistically: { $0 += 1 }) { _ in } }
+        _ = try await nested.value
+      }
+    }
+  }
+
+  @Test func aCommitMayUpdateOtherAtomsOptimisticallyAndItsOwnPlainly() async throws {
+    let doc = Atom(0)
+    let audit = Atom(0)
+    try await doc.update(optimistically: { $0 += 1 }) { _ in
+      try await audit.update(optimistically: { $0 += 1 }) { _ in }  // another atom: fine
+      doc.set(10)  // a plain update of the same atom: applies under the pending layer
+    }
+    #expect(audit.value == 1)
+    #expect(doc.value == 11)
+    // Once the commit returned, the atom takes optimistic updates again.
+    try await doc.update(optimistically: { $0 += 1 }) { _ in }
+    #expect(doc.value == 12)
+  }
+
+  @Test func anotherTasksOptimisticUpdateWaitsForTheCommitInsteadOfStoppingTheProgram() async throws
+  {
+    let doc = Atom(0)
+    let inCommit = Gate()
+    let finish = Gate()
+    let first = Task {
+      try await doc.update(optimistically: { $0 += 1 }) { _ in
+        inCommit.open()
+        await finish.opened()
+      }
+    }
+    await inCommit.opened()
+    let sent = Recorder<Int>()
+    let second = Task {  // not inside the commit: waits its turn
+      try await doc.update(optimistically: { $0 += 10 }) { sent.record($0) }
+    }
+    let shown = Gate()
+    let token = doc.watch { if $0.new == 11 { shown.open() } }
+    if doc.value != 11 { await shown.opened() }
+    #expect(sent.all.isEmpty)
+    finish.open()
+    _ = try await (first.value, second.value)
+    #expect(sent.all == [11])
+    token.cancel()
   }
 }

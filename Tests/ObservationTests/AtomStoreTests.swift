@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct AtomStoreTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomStoreTests {
   struct Doc: Equatable {
     let id: Int
     var title = ""
@@ -46,18 +46,159 @@ import TinyTestSupport
     #expect(kept.enumerated().allSatisfy { store.atom(for: $0.offset) === $0.element })
   }
 
-  @Test func racingCallersAllGetTheOneStoredAtom() async {
-    let store = AtomStore<Int, Int> { _ in 0 }
-    let atoms = Recorder<ObjectIdentifier>()
+  @Test func callersThatAllMissTheLookupAllGetTheOneStoredAtom() async {
+    let callers = 4
+    let everyoneMissed = Barrier(parties: callers)
+    let made = Counter()
+    let store = AtomStore<Int, Int> { _ in
+      made.increment()
+      everyoneMissed.arriveAndWait()  // no caller inserts before every caller has looked up
+      return 0
+    }
     let held = Recorder<Atom<Int>>()
-    await onThreads(8) { _ in
+    await onThreads(callers) { _ in
       let atom = store.atom(for: 1)
       held.record(atom)
-      atoms.record(ObjectIdentifier(atom))
       atom.update { $0 += 1 }
     }
-    #expect(Set(atoms.all).count == 1)
-    #expect(store.atom(for: 1).value == 8)
+    #expect(made.value == callers)  // each missed and made a value…
+    #expect(Set(held.all.map(ObjectIdentifier.init)).count == 1)  // …and all got the first
+    #expect(store.atom(for: 1).value == callers)
+    #expect(store.entryCount == 1)
+  }
+
+  /// A key whose hash value is the same for every key: all keys share one bucket.
+  struct Colliding: Hashable, Sendable {
+    let name: String
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(0)
+    }
+  }
+
+  @Test func keysWithTheSameHashStayApartEvenWhenOneIsInsertedMeanwhile() async {
+    let inMake = Gate()
+    let release = Gate()
+    let store = AtomStore<Colliding, String> { key in
+      if key.name == "slow" {
+        inMake.open()  // "slow" missed its lookup…
+        release.wait()
+      }
+      return key.name
+    }
+    let slow = Recorder<Atom<String>>()
+    let slowDone = startThread { slow.record(store.atom(for: Colliding(name: "slow"))) }
+    await inMake.opened()
+    let fast = store.atom(for: Colliding(name: "fast"))  // …and the bucket changes meanwhile
+    release.open()
+    await slowDone.opened()
+    let slowAtom = slow.all[0]
+    #expect(slowAtom !== fast)
+    #expect(slowAtom.value == "slow")
+    #expect(fast.value == "fast")
+    #expect(store.atom(for: Colliding(name: "slow")) === slowAtom)
+    #expect(store.atom(for: Colliding(name: "fast")) === fast)
+    #expect(store.entryCount == 2)
+  }
+
+  @Test func theSameKeyInsertedMeanwhileIsHandedToTheLateCaller() async {
+    let inMake = Gate()
+    let release = Gate()
+    let blockOnce = Once()
+    let store = AtomStore<String, Int> { _ in
+      if blockOnce.first() {
+        inMake.open()
+        release.wait()
+        return 1
+      }
+      return 2
+    }
+    let late = Recorder<Atom<Int>>()
+    let lateDone = startThread { late.record(store.atom(for: "k")) }
+    await inMake.opened()
+    let early = store.atom(for: "k")  // stored while the first caller still makes its value
+    release.open()
+    await lateDone.opened()
+    #expect(late.all[0] === early)
+    #expect(early.value == 2)
+    #expect(store.entryCount == 1)
+  }
+
+  /// A key whose `hash(into:)`, `==` and `deinit` call back into the store, through `probe`.
+  final class Reentrant: Hashable, Sendable {
+    let name: String
+    let probe: @Sendable () -> Void
+
+    init(_ name: String, probe: @escaping @Sendable () -> Void) {
+      self.name = name
+      self.probe = probe
+    }
+
+    static func == (lhs: Reentrant, rhs: Reentrant) -> Bool {
+      lhs.probe()
+      return lhs.name == rhs.name
+    }
+
+    func hash(into hasher: inout Hasher) {
+      probe()
+      hasher.combine(name)
+    }
+
+    deinit {
+      probe()
+    }
+  }
+
+  @Test func aKeysHashEqualityAndDeinitRunOutsideTheStoresLock() {
+    let later = Later<AtomStore<Reentrant, Int>>()
+    let probes = Counter()
+    let probe: @Sendable () -> Void = {
+      probes.increment()
+      _ = later.value?.entryCount  // takes the store's lock: traps if it is held
+    }
+    let store = AtomStore<Reentrant, Int> { _ in 0 }
+    later.value = store
+    let kept = store.atom(for: Reentrant("kept", probe: probe))
+    #expect(store.atom(for: Reentrant("kept", probe: probe)) === kept)  // hash and ==
+    for index in 0..<40 {
+      _ = store.atom(for: Reentrant("gone \(index)", probe: probe))  // swept: keys released
+    }
+    #expect(store.entryCount < 40)
+    #expect(probes.value > 40)
+    #expect(store.atom(for: Reentrant("kept", probe: probe)) === kept)
+  }
+
+  @Test func aReleasedAtomsValueDeinitMayUseTheStore() {
+    let later = Later<AtomStore<Int, Probe>>()
+    let log = Recorder<Int>()
+    let store = AtomStore<Int, Probe> { key in
+      guard key == 1 else { return Probe(key) }
+      return Probe(key) { log.record(later.value?.atom(for: -1).value.id ?? 0) }
+    }
+    later.value = store
+    do {
+      let atom = store.atom(for: 1)
+      atom.set(Probe(10))  // the made probe is released: its deinit asks the store for -1
+    }
+    #expect(log.all == [-1])
+  }
+
+  @Test func keysStayApartWhateverTheirNames() {
+    final class Named: Hashable, Sendable {  // equal by identity, whatever the name
+      let name: String
+      init(_ name: String) { self.name = name }
+      static func == (lhs: Named, rhs: Named) -> Bool { lhs === rhs }
+      func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+    let store = AtomStore<Named, String> { $0.name }
+    let first = Named("same")
+    let second = Named("same")
+    #expect(store.atom(for: first) !== store.atom(for: second))
+    let a = store.atom(for: first)
+    #expect(store.atom(for: first) === a)
+    // Two stores with equal keys share nothing.
+    let other = AtomStore<Named, String> { $0.name }
+    #expect(other.atom(for: first) !== a)
   }
 
   @Test func makeValueMayUseTheStore() {

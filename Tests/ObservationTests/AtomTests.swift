@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct AtomTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomTests {
   @Test func readsUpdatesAndSets() {
     let count = Atom(1)
     #expect(count.value == 1)
@@ -51,6 +51,37 @@ import TinyTestSupport
     #expect(name.value == final)
     #expect(recorder.all.map(\.new) == (swaps ? [final] : []))  // no change when it fails
     token.cancel()
+  }
+
+  @Test func compareAndSetComparesAgainWhenTheAtomChangedDuringTheComparison() async {
+    let inCompare = Gate()
+    let release = Gate()
+    let once = Once()
+    let hook: @Sendable () -> Void = {
+      guard once.first() else { return }
+      inCompare.open()  // `==` runs outside the lock, and is held here…
+      release.wait()
+    }
+    let atom = Atom(Compared(0, onCompare: hook))
+    let swapped = Recorder<Bool>()
+    let comparing = startThread {
+      swapped.record(atom.compareAndSet(expected: Compared(0), to: Compared(1)))
+    }
+    await inCompare.opened()
+    atom.set(Compared(5))  // …while the atom changes
+    release.open()
+    await comparing.opened()
+    #expect(swapped.all == [false])  // compared again, with 5
+    #expect(atom.value.id == 5)
+  }
+
+  @Test func compareAndSetsEqualityMayUseTheAtom() {
+    let later = Later<Atom<Compared>>()
+    let atom = Atom(Compared(0) { _ = later.value?.value })
+    later.value = atom
+    #expect(atom.compareAndSet(expected: Compared(0), to: Compared(1)))
+    #expect(!atom.compareAndSet(expected: Compared(0), to: Compared(2)))
+    #expect(atom.value.id == 1)
   }
 
   @Test func watchersSeeEveryChangeInOrderWithOldAndNew() {

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct DerivedAtomTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DerivedAtomTests {
   @Test func computesFromItsSourcesAndFollowsThem() {
     let username = Atom("")
     let password = Atom("")
@@ -143,5 +143,179 @@ import TinyTestSupport
     derived = nil
     #expect(weakDerived == nil)
     #expect(weakSource == nil)
+  }
+
+  @Test(
+    "an older recomputation finishing last is dropped, not shown",
+    arguments: [true, false])
+  func olderRecomputationFinishingLast(equatable: Bool) async {
+    let a = Atom(0)
+    let b = Atom(0)
+    let inCompute = Gate()
+    let release = Gate()
+    let blockOnce = Once()
+    let compute: @Sendable (Int, Int) -> Int = { x, y in
+      if (x, y) == (1, 0), blockOnce.first() {
+        inCompute.open()  // the older recomputation read (1, 0) and is still computing…
+        release.wait()
+      }
+      return x + y
+    }
+    // An Equatable value is compared before it is shown; a Box is shown without comparing.
+    let seen = Recorder<Int>()
+    let read: @Sendable () -> Int
+    let token: WatchToken
+    if equatable {
+      let sum = DerivedAtom(a, b) { compute($0, $1) }
+      token = sum.watch { seen.record($0.new) }
+      read = { sum.value }
+    } else {
+      let sum = DerivedAtom(a, b) { Box(length: compute($0, $1)) }
+      token = sum.watch { seen.record($0.new.length) }
+      read = { sum.value.length }
+    }
+    let older = startThread { a.set(1) }
+    await inCompute.opened()
+    await onNewThread { b.set(1) }  // …while a newer one reads (1, 1) and shows 2
+    #expect(read() == 2)
+    release.open()
+    await older.opened()  // the older result, 1, came last: dropped
+    #expect(read() == 2)
+    #expect(seen.all == [2])
+    token.cancel()
+  }
+
+  @Test func aComparisonOvertakenByAnOlderResultIsMadeAgain() async {
+    let a = Atom(0)
+    let b = Atom(0)
+    let inCompute = Gate()
+    let releaseCompute = Gate()
+    let inCompare = Gate()
+    let releaseCompare = Gate()
+    let armed = Switch()
+    let once = Once()
+    let compare: @Sendable (Int, Int) -> Void = { lhs, rhs in
+      // The newer recomputation compares its 0 with the shown 0 and is held here…
+      guard (lhs, rhs) == (0, 0), armed.isArmed && once.first()
+      else { return }
+      inCompare.open()
+      releaseCompare.wait()
+    }
+    let blockCompute = Once()
+    let difference = DerivedAtom(a, b) { x, y in
+      if (x, y) == (1, 0), blockCompute.first() {
+        inCompute.open()
+        releaseCompute.wait()
+      }
+      return Compared(x - y) { compare(x - y, 0) }
+    }
+    armed.turnOn()
+    let seen = Recorder<Int>()
+    let token = difference.watch { seen.record($0.new.id) }
+    let older = startThread { a.set(1) }  // reads (1, 0): 1, held in compute
+    await inCompute.opened()
+    let newer = startThread { b.set(1) }  // reads (1, 1): 0, equal to the shown 0…
+    await inCompare.opened()
+    releaseCompute.open()
+    await older.opened()  // …but the older 1 is shown before the newer one commits
+    #expect(difference.value.id == 1)
+    releaseCompare.open()
+    await newer.opened()  // so the newer one compares again, with 1, and shows its 0
+    #expect(difference.value.id == 0)
+    #expect(seen.all == [1, 0])
+    token.cancel()
+  }
+
+  @Test func equalityRunsOutsideEveryLockAndMayReadTheDerivedAtom() {
+    let source = Atom(1)
+    let later = Later<DerivedAtom<Compared>>()
+    let reads = Counter()
+    let derived = DerivedAtom(source) { value in
+      Compared(value % 2) {
+        _ = later.value?.value  // `==` reads the derived atom it compares for
+        reads.increment()
+      }
+    }
+    later.value = derived
+    let seen = Recorder<Int>()
+    let token = derived.watch { seen.record($0.new.id) }
+    source.set(3)  // still odd: equal, nothing delivered
+    source.set(4)
+    #expect(seen.all == [0])
+    #expect(reads.value >= 2)
+    token.cancel()
+  }
+
+  @Test func computeRunsOutsideEveryLockAndMayUpdateASourceWhichRecomputesAfter() {
+    let count = Atom(0)
+    let even = DerivedAtom(count) { value in
+      if value % 2 == 1 { count.update { $0 += 1 } }  // make it even: another change, after
+      return value
+    }
+    let seen = Recorder<Int>()
+    let token = even.watch { seen.record($0.new) }
+    count.set(1)
+    #expect(count.value == 2)
+    #expect(even.value == 2)
+    #expect(seen.all == [1, 2])
+    token.cancel()
+  }
+
+  @Test(
+    "a replaced derived value's deinit may use the derived atom",
+    arguments: [false, true])
+  func replacedValueDeinit(watching: Bool) {
+    let source = Atom(0)
+    let later = Later<DerivedAtom<Probe>>()
+    let log = Recorder<Int>()
+    let derived = DerivedAtom(source) { value in
+      Probe(value) {
+        guard let derived = later.value else { return }
+        log.record(derived.value.id)  // reads the derived atom that released it
+        derived.watch(includingInitial: true) { _ in }.cancel()
+      }
+    }
+    later.value = derived
+    let token = watching ? derived.watch { _ in } : nil
+    source.set(1)  // releases the probe made from 0
+    source.set(2)
+    #expect(log.all == [1, 2])
+    token?.cancel()
+  }
+
+  @Test func computesCapturesMayUseTheSourcesWhenTheDerivedAtomIsReleased() {
+    let source = Atom(0)
+    do {
+      let guardian = OnDeinit { source.set(source.value + 10) }
+      let derived = DerivedAtom(source) { value in
+        _ = guardian
+        return value
+      }
+      #expect(derived.value == 0)
+    }
+    #expect(source.value == 10)
+    #expect(source.watcherCount == 0)
+  }
+
+  @Test func aLongChainOfDerivedAtomsIsMadeDeliveredAndReleasedOnASmallStack() async {
+    let links = stressVolume(full: 100_000, quick: 5_000)
+    let result = Recorder<String>()
+    await onSmallStack {
+      let source = Atom(0)
+      weak var weakFirst: DerivedAtom<Int>?
+      var last = DerivedAtom(source) { $0 + 1 }
+      weakFirst = last
+      for _ in 1..<links {
+        last = DerivedAtom(last) { $0 + 1 }
+      }
+      let seen = Recorder<Int>()
+      let token = last.watch { seen.record($0.new) }
+      source.set(1)
+      result.record("delivered \(seen.all == [links + 1])")
+      token.cancel()
+      last = DerivedAtom { 0 }  // releases the chain
+      result.record("released \(weakFirst == nil && source.watcherCount == 0)")
+    }.opened()
+    #expect(result.all == ["delivered true", "released true"])
   }
 }

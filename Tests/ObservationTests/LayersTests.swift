@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct LayersTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct LayersTests {
   typealias IntLayers = Layers<[String], Int>
 
   func layers(_ tags: String...) -> IntLayers {
@@ -21,7 +21,7 @@ import TinyTestSupport
     #expect(layers.append(id: 0) { $0.append("a") })  // first: its commit may start
     #expect(!layers.append(id: 1) { $0.append("b") })
     #expect(layers.visible() == ["c", "a", "b"])
-    layers.setConfirmed(["x"])
+    #expect(layers.setConfirmed(["x"]) == ["c"])  // returns the replaced value
     #expect(layers.visible() == ["x", "a", "b"])
   }
 
@@ -49,7 +49,7 @@ import TinyTestSupport
   @Test func aCommitThatOutlivedAPlainUpdateReappliesItsLayer() {
     var layers = layers("a")
     let sent = layers.valueToCommit(id: 0)
-    layers.setConfirmed(["pushed"])  // a plain update while the commit runs
+    _ = layers.setConfirmed(["pushed"])  // a plain update while the commit runs
     _ = layers.confirm(id: 0, sent: sent.value, version: sent.version)
     #expect(layers.confirmed == ["pushed", "a"])
     #expect(layers.isEmpty)

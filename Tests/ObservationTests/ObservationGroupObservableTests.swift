@@ -15,21 +15,32 @@ struct Profile {
   var name = ""
 }
 
-@Suite @MainActor struct ObservationGroupObservableTests {
+@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupObservableTests {
   /// A new session, and a begun group that records every change of its status.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-  private func observingStatus() -> (Session, ObservationGroup, Recorder<AtomChange<String>>) {
+  private func observingStatus() -> (
+    Session, ObservationGroup, Recorder<AtomChange<String>>, ObservationID
+  ) {
     let session = Session()
     let group = ObservationGroup()
     let changes = Recorder<AtomChange<String>>()
-    group.observe(session, \.status) { changes.record($0) }
+    let id = group.observe(session, \.status) { changes.record($0) }
     group.begin()
-    return (session, group, changes)
+    return (session, group, changes, id)
+  }
+
+  /// The registrations the observation `id` armed in the model so far, and the main-queue hops
+  /// they queued.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  private func counts(
+    _ group: ObservationGroup, _ id: ObservationID
+  ) -> (registrations: Int, hops: Int)? {
+    (group.member(id) as? ObservableMember<Session, String>)?.tracking.counts
   }
 
   @Test func deliversTheInitialValueThenEachChangeAfterItWasStored() async throws {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let (session, group, changes) = observingStatus()
+    let (session, group, changes, _) = observingStatus()
     #expect(changes.all.map(\.new) == ["signed out"])
     #expect(changes.all.map(\.isInitial) == [true])
     session.status = "signing in"
@@ -46,7 +57,7 @@ struct Profile {
 
   @Test func changesBeforeTheHopArriveAsOneWithTheLatestValue() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let (session, group, changes) = observingStatus()
+    let (session, group, changes, _) = observingStatus()
     session.status = "a"
     session.status = "b"
     session.status = "c"
@@ -56,7 +67,7 @@ struct Profile {
     group.end()
   }
 
-  @Test func changesMadeOffTheMainQueueAreDeliveredOnIt() async {
+  @Test func aNestedKeyPathIsTrackedAndDeliveredOnTheMainQueue() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let session = Session()
     let group = ObservationGroup()
@@ -67,16 +78,49 @@ struct Profile {
       onMain.append(MainQueue.isCurrent)
     }
     group.begin()
-    startThread { session.profile.name = "Ada" }.wait()
+    session.profile.name = "Ada"
     await mainQueueTurn()
     #expect(names == ["", "Ada"])
     #expect(onMain == [true, true])
     group.end()
   }
 
+  @Test func aChangeOffTheMainQueueWhileObservingStopsTheProgramWithAMessage() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let session = Session()
+      let group = await MainActor.run {
+        let group = ObservationGroup()
+        group.observe(session, \.status) { _ in }
+        group.begin()
+        return group
+      }
+      await onNewThread { session.status = "elsewhere" }
+      _ = group
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ObservationGroup.observe(_:_:_:)"))
+    #expect(message.contains("off the main queue"))
+  }
+
+  @Test func aChangeOffTheMainQueueWhileTheGroupIsInactiveIsFineAndSeenAtBegin() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let (session, group, changes, id) = observingStatus()
+    group.end()
+    await onNewThread { session.status = "written elsewhere" }  // fires the armed registration
+    #expect(counts(group, id)?.hops == 0)  // stopped: it queued nothing
+    group.begin()
+    #expect(changes.all.map(\.new) == ["signed out", "written elsewhere"])
+    #expect(counts(group, id)?.registrations == 2)  // the fired one was replaced
+    session.status = "back on main"
+    await mainQueueTurn()
+    #expect(changes.all.map(\.new) == ["signed out", "written elsewhere", "back on main"])
+    group.end()
+  }
+
   @Test func nothingIsDeliveredAfterEndEvenWhenTheHopWasQueued() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let (session, group, changes) = observingStatus()
+    let (session, group, changes, _) = observingStatus()
     session.status = "queued"  // the hop is on its way…
     group.end()  // …and finds the group ended
     await mainQueueTurn()
@@ -84,8 +128,62 @@ struct Profile {
     await mainQueueTurn()
     #expect(changes.count == 1)  // the initial value only
     group.begin()  // a new run: the current value, tracked afresh
-    #expect(changes.count == 2)
+    #expect(changes.all.map(\.new) == ["signed out", "after end"])
+    session.status = "tracked again"
+    await mainQueueTurn()
+    #expect(changes.all.map(\.new) == ["signed out", "after end", "tracked again"])
     group.end()
+  }
+
+  @Test func beginAndEndCyclesKeepOneRegistrationAndAWriteQueuesOneHop() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let (session, group, changes, id) = observingStatus()
+    for _ in 0..<100_000 {
+      group.end()
+      group.begin()
+    }
+    #expect(counts(group, id)?.registrations == 1)  // re-used by every cycle
+    #expect(changes.count == 100_001)  // every begin delivered the initial value
+    session.status = "once"
+    #expect(counts(group, id)?.hops == 1)  // one registration fired, one hop queued
+    await mainQueueTurn()
+    #expect(changes.all.suffix(2).map(\.new) == ["signed out", "once"])
+    #expect(changes.all.last?.isInitial == false)
+    #expect(counts(group, id)?.registrations == 2)  // armed again by the delivery
+    group.end()
+  }
+
+  @Test func aRegistrationThatFiresAfterEndDoesNothingAndBeginArmsAFreshOne() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let (session, group, changes, id) = observingStatus()
+    group.end()
+    session.status = "while ended"  // fires the registration armed by the first begin
+    #expect(counts(group, id)?.hops == 0)
+    await mainQueueTurn()
+    #expect(changes.count == 1)
+    group.begin()
+    #expect(changes.all.last?.new == "while ended")
+    #expect(counts(group, id)?.registrations == 2)
+    group.end()
+    group.begin()  // nothing was written: the armed registration is re-used
+    #expect(counts(group, id)?.registrations == 2)
+    session.status = "seen"
+    await mainQueueTurn()
+    #expect(changes.all.last?.new == "seen")
+    #expect(changes.all.last?.old == "while ended")
+    group.end()
+  }
+
+  @Test func aRemovedObservationsRegistrationFiresOnceAndDoesNothing() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let (session, group, changes, id) = observingStatus()
+    let member = group.member(id) as? ObservableMember<Session, String>
+    group.remove(id)
+    session.status = "after remove"
+    #expect(member?.tracking.counts.hops == 0)
+    await mainQueueTurn()
+    #expect(changes.count == 1)
+    #expect(group.count == 0)
   }
 
   @Test func theGroupIsReleasedWithItsModel() {

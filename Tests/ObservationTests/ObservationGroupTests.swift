@@ -1,9 +1,10 @@
+import Foundation
 import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite @MainActor struct ObservationGroupTests {
+@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupTests {
   @Test func beginDeliversEveryInitialValueInOrderBeforeReturning() {
     let name = Atom("Ada")
     let count = Atom(3)
@@ -222,6 +223,61 @@ import TinyTestSupport
     }
     #expect(weakScreen == nil)
     #expect(name.watcherCount == 0)
+  }
+
+  @Test func anIdentifierOfAnotherGroupRemovesNothing() {
+    let name = Atom("")
+    let first = ObservationGroup()
+    let second = ObservationGroup()
+    let firstID = first.observe(name) { _ in }
+    let secondID = second.observe(name) { _ in }
+    #expect(firstID != secondID)
+    second.remove(firstID)
+    #expect(second.count == 1)
+    first.remove(firstID)
+    #expect(first.count == 0)
+  }
+
+  @Test(
+    "a removed handler's captures may use the group when they are released",
+    arguments: [false, true])
+  func removedHandlersDeinit(notification: Bool) async {
+    let count = Atom(0)
+    let other = Atom("other")
+    let center = NotificationCenter()
+    let group = ObservationGroup()
+    let log = Recorder<String>()
+    let id: ObservationID
+    do {
+      let guardian = OnDeinit {
+        MainActor.assumeIsolated {
+          log.record("deinit")
+          group.observe(other) { log.record("\($0.new)") }  // active: delivered at once
+          group.end()
+        }
+      }
+      id =
+        notification
+        ? group.observe(notification: .testPing, center: center) { _ in _ = guardian }
+        : group.observe(count) { _ in _ = guardian }
+    }
+    group.begin()
+    group.remove(id)
+    #expect(log.all == ["deinit", "other"])
+    #expect(!group.isActive)
+    #expect(group.count == 1)
+  }
+
+  @Test func releasingTheGroupReleasesHandlersWhoseCapturesUseTheirSources() {
+    let count = Atom(0)
+    do {
+      let group = ObservationGroup()
+      let guardian = OnDeinit { count.set(count.value + 1) }
+      group.observe(count) { _ in _ = guardian }
+      group.begin()
+    }
+    #expect(count.value == 1)
+    #expect(count.watcherCount == 0)
   }
 
   @Test func memberRunsTellStaleDeliveriesApart() {

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct RelayStateTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct RelayStateTests {
   typealias Action = RelayState<Int>.Action
 
   @Test(
@@ -28,7 +28,10 @@ import TinyTestSupport
     var relay = RelayState<Int>()
     _ = relay.send(1, onMainQueue: false)
     _ = relay.send(2, onMainQueue: false)
-    relay.stop()
+    var dropped = relay.stop()  // handed back, to release after unlocking
+    #expect(dropped.popFirst() == 1)
+    #expect(dropped.popFirst() == 2)
+    #expect(dropped.isEmpty)
     #expect(relay.waitingCount == 0)
     #expect(relay.next() == nil)  // the scheduled drain finds nothing and ends
     #expect(!relay.isDraining)

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite struct WatchTokenTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WatchTokenTests {
   @Test func runsItsCancellationExactlyOnce() async {
     let runs = Recorder<Int>()
     let token = WatchToken { runs.record(1) }
@@ -25,5 +25,46 @@ import TinyTestSupport
       token.cancel()
     }
     #expect(runs.all == [1, 2])  // not again on release
+  }
+
+  @Test func theCancellationsCapturesMayUseTheTokenAndTheAtomWhenReleased() {
+    let count = Atom(0)
+    let other = count.watch { _ in }
+    let log = Recorder<String>()
+    do {
+      let guardian = OnDeinit {
+        other.cancel()
+        count.watch(includingInitial: true) { log.record("watched \($0.new)") }.cancel()
+        log.record("deinit")
+      }
+      let token = WatchToken { _ = guardian }
+      token.cancel()
+      #expect(log.all.isEmpty)  // the closure ran; it is released with the token
+    }
+    #expect(log.all == ["watched 0", "deinit"])
+    #expect(count.watcherCount == 0)
+  }
+
+  @Test func cancellingOnAnotherThreadWhileTheWatchDeliversStopsTheNextDelivery() async {
+    let count = Atom(0)
+    let inDelivery = Gate()
+    let release = Gate()
+    let seen = Recorder<Int>()
+    let token = count.watch { change in
+      seen.record(change.new)
+      if change.new == 1 {
+        inDelivery.open()
+        release.wait()
+      }
+    }
+    let delivering = startThread {
+      count.set(1)
+      count.set(2)
+    }
+    await inDelivery.opened()
+    await onNewThread { token.cancel() }  // returns while 1 is still being delivered
+    release.open()
+    await delivering.opened()
+    #expect(seen.all == [1])  // 2 did not start
   }
 }

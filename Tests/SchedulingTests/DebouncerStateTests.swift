@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// The debouncer's pure state machine, step by step, in the tokens of `run(_:on:)`
 /// (Support/MachineScript.swift); `R` is a launcher restart.
-@Suite struct DebouncerStateTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DebouncerStateTests {
   @Test(
     arguments: [
       ("", ""),
@@ -47,5 +47,22 @@ import TinyTestSupport
     ] as [(String, String)])
   func stepsWhileAnActionRuns(script: String, expected: String) {
     #expect(run(script, on: DebouncerState<String>.self) == expected)
+  }
+
+  @Test func handsBackEveryActionItDropsWithoutRunningIt() {
+    var state = DebouncerState<String>()
+    #expect(state.execute("a").dropped == nil)
+    #expect(state.execute("b").dropped == "a")  // replaces a
+    #expect(state.tick().run == "b")  // runs, and stays running in this test
+    _ = state.execute("c")
+    #expect(state.flush().step.run == nil)  // c waits for b
+    _ = state.execute("d")
+    let cancel = state.cancel()
+    #expect(cancel.dropped == "d")
+    #expect(cancel.droppedWaiting == ["c"])
+    #expect(cancel.launcher == .stop)
+    #expect(state.finish() == nil)
+    let idle = state.cancel()
+    #expect(idle.dropped == nil && idle.droppedWaiting.isEmpty && idle.launcher == nil)
   }
 }

@@ -7,7 +7,7 @@ import TinyTestSupport
 /// The debouncer driven by a fake launcher, in the script tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift). Each execute restarts the launcher, so a tick stands for "one full
 /// interval without a new action".
-@Suite struct DebouncerTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DebouncerTests {
   @Test(
     arguments: [
       ("", ""),
@@ -110,13 +110,162 @@ import TinyTestSupport
     #expect(delay.map { $0 >= .milliseconds(20) - .microseconds(500) } == true)
   }
 
-  @Test func aNonPositiveIntervalIsAProgrammerError() async {
-    await #expect(processExitsWith: .failure) {
-      _ = Debouncer(interval: .zero)
+  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
+    let zero = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { _ = Debouncer(interval: .zero) }
+    #expect(
+      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
+        "Debouncer(interval:launcher:): interval must be positive, got 0.0 seconds"))
+    let negative = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { _ = Debouncer(interval: .nanoseconds(-1), launcher: FakePeriodicTaskLauncher()) }
+    #expect(
+      String(decoding: negative.standardErrorContent, as: UTF8.self).contains(
+        "Debouncer(interval:launcher:): interval must be positive, got -1e-09 seconds"))
+  }
+
+  /// What each drop, then each call from the dropped action's `deinit`, then one tick, leaves
+  /// in the log.
+  static let reentryOutcomes: [String: [String]] = [
+    "replaced execute": ["d"],  // d replaces b
+    "replaced cancel": [],  // b is dropped too
+    "replaced flush": ["b", "flushed"],  // b runs inside the deinit
+    "cancelled execute": ["d"],
+    "cancelled cancel": [],
+    "cancelled flush": ["not flushed"],
+    "waitingCancelled execute": ["a", "d"],
+    "waitingCancelled cancel": ["a"],
+    "waitingCancelled flush": ["a", "not flushed"],
+  ]
+
+  @Test(arguments: LimiterDrop.allCases, LimiterCall.allCases)
+  func aDroppedActionsDeinitMayCallTheDebouncer(drop: LimiterDrop, call: LimiterCall) {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let deinits = Counter()
+    // Only the debouncer holds the dropped action: nothing else keeps it alive.
+    let onDeinit: @Sendable () -> Void = { [weak debouncer] in
+      deinits.increment()
+      if let debouncer { call.make(on: debouncer, log: log) }
     }
-    await #expect(processExitsWith: .failure) {
-      _ = Debouncer(interval: .nanoseconds(-1), launcher: FakePeriodicTaskLauncher())
+    switch drop {
+    case .replaced:
+      debouncer.execute(droppable(onDeinit: onDeinit))
+      debouncer.execute { log.record("b") }
+    case .cancelled:
+      debouncer.execute(droppable(onDeinit: onDeinit))
+      debouncer.cancel()
+    case .waitingCancelled:
+      debouncer.execute {
+        log.record("a")
+        debouncer.execute(droppable(onDeinit: onDeinit))
+        debouncer.flush()  // "a" runs: the dropped action waits for it
+        debouncer.cancel()  // drops it
+      }
+      launcher.fire()  // runs a
     }
+    launcher.fire()
+    #expect(deinits.value == 1)
+    #expect(log.all == Self.reentryOutcomes["\(drop) \(call)"])
+  }
+
+  @Test(arguments: LauncherReentry.allCases)
+  func aWaitingActionDroppedByReleasingTheDebouncerMayUseTheLauncher(call: LauncherReentry) {
+    let launcher = FakePeriodicTaskLauncher()
+    let log = Recorder<String>()
+    let deinits = Counter()
+    do {
+      let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+      debouncer.execute(
+        droppable(onDeinit: {
+          deinits.increment()
+          call.make(on: launcher, log: log)
+          launcher.fire()  // the task refers to the debouncer weakly: nothing runs
+        }))
+    }
+    #expect(deinits.value == 1)
+    #expect(launcher.isActive == (call == .start))
+    #expect(log.all == (call == .isActive ? ["inactive"] : []))
+  }
+
+  @Test(arguments: LimiterCall.allCases)
+  func aLauncherMayCallBackIntoTheDebouncerFromStart(call: LimiterCall) {
+    let launcher = ScriptedLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let starts = Counter()
+    launcher.onStart { [weak debouncer] in
+      if starts.increment() == 1, let debouncer { call.make(on: debouncer, log: log) }
+    }
+    debouncer.execute { log.record("a") }
+    launcher.fire()
+    let expected: [LimiterCall: (log: [String], calls: [String])] = [
+      .execute: (["d"], ["every", "start", "stop", "start", "stop"]),  // d restarts
+      .cancel: ([], ["every", "start", "stop"]),
+      .flush: (["a", "flushed"], ["every", "start", "stop"]),
+    ]
+    #expect(log.all == expected[call]?.log)
+    #expect(launcher.calls == expected[call]?.calls)
+  }
+
+  @Test func aTickWhileAnActionRunsOnAnotherThreadIsSkipped() {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("a", log: log, threads: threads)
+    debouncer.execute(held.action)
+    let ticking = startThread { launcher.fire() }
+    held.running.wait()
+    debouncer.execute(recording("b", log: log, threads: threads))
+    #expect(launcher.fire())  // the tick comes while "a" runs: skipped
+    #expect(log.all == ["a"])
+    held.finish.open()
+    ticking.wait()
+    #expect(log.all == ["a"])
+    #expect(launcher.isActive)
+    launcher.fire()
+    #expect(log.all == ["a", "b"])
+  }
+
+  @Test func aCancelWhileATickRunsAnActionDropsTheOneWaitingMeanwhile() {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("a", log: log, threads: threads)
+    debouncer.execute(held.action)
+    let ticking = startThread { launcher.fire() }
+    held.running.wait()
+    debouncer.execute(recording("b", log: log, threads: threads))
+    debouncer.cancel()
+    #expect(!launcher.isActive)
+    held.finish.open()
+    ticking.wait()
+    #expect(!launcher.fire())
+    #expect(log.all == ["a"])
+  }
+
+  @Test func aFlushWhileAnActionRunsOnAnotherThreadRunsRightAfterItOnItsThread() {
+    let launcher = FakePeriodicTaskLauncher()
+    let debouncer = Debouncer(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("a", log: log, threads: threads)
+    debouncer.execute(held.action)
+    let ticking = startThread { launcher.fire() }
+    held.running.wait()
+    debouncer.execute(recording("b", log: log, threads: threads))
+    #expect(debouncer.flush())  // returns at once
+    #expect(log.all == ["a"])
+    #expect(!launcher.isActive)
+    held.finish.open()
+    ticking.wait()
+    #expect(log.all == ["a", "b"])
+    let all = threads.all
+    #expect(pthread_equal(all[0], all[1]) != 0)
   }
 
   @Test func stressFourThreadsExecutingWhileTheLauncherFires() async {

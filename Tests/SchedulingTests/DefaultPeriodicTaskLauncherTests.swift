@@ -1,13 +1,15 @@
 import Dispatch
 import Foundation
 import Testing
-import TinyScheduling
-import TinyWaiting
 import TinyTestSupport
+import TinyWaiting
+import XCTest
+
+@testable import TinyScheduling
 
 /// The real launcher, with real time: generous timeouts, and no assertion that a busy machine
 /// could break (ticks may come late, never early).
-@Suite struct DefaultPeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DefaultPeriodicTaskLauncherTests {
   @Test func ticksEveryIntervalFromStartWithoutARunLoop() async {
     let launcher = DefaultPeriodicTaskLauncher()
     let clock = ContinuousClock()
@@ -60,12 +62,13 @@ import TinyTestSupport
     #expect(!launcher.isActive)
     queue.sync {}  // a tick that started before stop() returned has finished now
     let afterStop = ticks.value
-    #expect(await !Waiter().wait(timeout: .milliseconds(30)))  // 30 intervals pass
+    await witnessTicks(30, every: .milliseconds(1), on: queue)  // 30 intervals pass
     #expect(ticks.value == afterStop)
   }
 
   @Test func theTaskMayStopTheLauncherWithoutDeadlock() async {
-    let launcher = DefaultPeriodicTaskLauncher()
+    let queue = DispatchQueue(label: "test.ticks")
+    let launcher = DefaultPeriodicTaskLauncher(queue: queue)
     let ticks = Counter()
     let stopped = Waiter()
     launcher.every(.milliseconds(1)) { [weak launcher] in
@@ -77,8 +80,144 @@ import TinyTestSupport
     launcher.start()
     #expect(await stopped.wait(timeout: .seconds(10)))
     #expect(!launcher.isActive)
-    #expect(await !Waiter().wait(timeout: .milliseconds(20)))
+    await witnessTicks(20, every: .milliseconds(1), on: queue)
     #expect(ticks.value == 2)
+  }
+
+  @Test func theTaskMayReplaceItselfAndRestartTheLauncher() async {
+    let launcher = DefaultPeriodicTaskLauncher()
+    let log = Recorder<String>()
+    let done = Waiter()
+    launcher.every(.milliseconds(2)) { [weak launcher] in
+      log.record("first")
+      launcher?.stop()
+      launcher?.every(.milliseconds(3)) {
+        log.record("second")
+        done.finish()
+      }
+      launcher?.start()
+    }
+    launcher.start()
+    #expect(await done.wait(timeout: .seconds(10)))
+    launcher.stop()
+    #expect(log.all.prefix(2) == ["first", "second"])
+  }
+
+  @Test func startStopAndEveryNeverRunTheTaskThemselves() {
+    let launcher = DefaultPeriodicTaskLauncher()
+    let ticks = Counter()
+    launcher.start()
+    launcher.every(.seconds(3_600)) { ticks.increment() }
+    launcher.start()
+    launcher.stop()
+    launcher.start()
+    launcher.every(.seconds(1_800)) { ticks.increment() }
+    launcher.stop()
+    #expect(ticks.value == 0)
+  }
+
+  @Test func aNewIntervalWhileActiveRestartsTheGridFromNow() async {
+    // The old interval is an hour: a tick within the test's bound can only come from a grid
+    // that restarted at the new interval, and it comes no earlier than one new interval after
+    // the call.
+    let launcher = DefaultPeriodicTaskLauncher()
+    let clock = ContinuousClock()
+    let ticks = Recorder<ContinuousClock.Instant>()
+    let ticked = Waiter()
+    launcher.every(.seconds(3_600)) {}
+    launcher.start()
+    let timers = launcher.timersStarted
+    let changed = clock.now
+    launcher.every(.milliseconds(20)) {
+      ticks.record(clock.now)
+      ticked.finish()
+    }
+    #expect(launcher.timersStarted == timers + 1)
+    #expect(await ticked.wait(timeout: .seconds(10)))
+    launcher.stop()
+    #expect(ticks.all.first.map { $0 - changed >= .milliseconds(20) - .microseconds(500) } == true)
+  }
+
+  @Test func theSameIntervalOrAStartWhileActiveKeepsTheGrid() {
+    // Whether a grid was kept cannot be read off a clock on a busy machine; the launcher
+    // counts the timers it started, one per grid.
+    let launcher = DefaultPeriodicTaskLauncher()
+    launcher.every(.seconds(3_600)) {}
+    #expect(launcher.timersStarted == 0)  // inactive: no grid yet
+    launcher.every(.seconds(1_800)) {}
+    #expect(launcher.timersStarted == 0)
+    launcher.start()
+    #expect(launcher.timersStarted == 1)
+    launcher.every(.seconds(1_800)) {}  // the same interval: only the task changes
+    launcher.start()  // already active: nothing
+    #expect(launcher.timersStarted == 1)
+    launcher.every(.seconds(900)) {}  // a new one: a new grid from now
+    #expect(launcher.timersStarted == 2)
+    launcher.stop()
+    launcher.stop()
+    launcher.start()  // stop, then start: the count restarts
+    #expect(launcher.timersStarted == 3)
+    launcher.stop()
+  }
+
+  @Test func aRestartedLauncherTicksOneIntervalAfterTheRestart() async {
+    let launcher = DefaultPeriodicTaskLauncher()
+    let clock = ContinuousClock()
+    let ticks = Recorder<ContinuousClock.Instant>()
+    let ticked = Waiter(count: 2)
+    launcher.every(.milliseconds(30)) {
+      ticks.record(clock.now)
+      ticked.finish()
+    }
+    launcher.start()
+    launcher.stop()
+    let restarted = clock.now
+    launcher.start()
+    #expect(await ticked.wait(timeout: .seconds(10)))
+    launcher.stop()
+    for (index, time) in ticks.all.prefix(2).enumerated() {
+      #expect(time - restarted >= .milliseconds(30 * (index + 1)) - .microseconds(500))
+    }
+  }
+
+  @Test func missedDeadlinesAreNotMadeUp() async {
+    // The queue is held while many deadlines pass; once it runs again, the launcher ticks
+    // once for all of them, not once for each.
+    let queue = DispatchQueue(label: "test.ticks")
+    let launcher = DefaultPeriodicTaskLauncher(queue: queue)
+    let ticks = Counter()
+    launcher.every(.milliseconds(30)) { ticks.increment() }
+    queue.suspend()
+    launcher.start()
+    await witnessTicks(20, every: .milliseconds(30), on: DispatchQueue(label: "test.witness"))
+    queue.resume()
+    queue.sync {}
+    launcher.stop()
+    queue.sync {}
+    // At least 20 deadlines passed while the queue was held; made up, they would be 20 ticks.
+    // (A few more deadlines may pass between resume() and stop() on a loaded machine.)
+    #expect(ticks.value >= 1)
+    #expect(ticks.value <= 10)
+  }
+
+  @Test(arguments: [Duration(secondsComponent: 0, attosecondsComponent: 1), .nanoseconds(1)])
+  func aSubNanosecondIntervalTicksEveryNanosecond(interval: Duration) async {
+    let launcher = DefaultPeriodicTaskLauncher()
+    let ticked = Waiter(count: 3)
+    launcher.every(interval) { ticked.finish() }
+    launcher.start()
+    #expect(await ticked.wait(timeout: .seconds(10)))
+    launcher.stop()
+  }
+
+  @Test func aHugeIntervalIsAcceptedAndNeverTicks() {
+    let launcher = DefaultPeriodicTaskLauncher()
+    let ticks = Counter()
+    launcher.every(.seconds(Int64.max)) { ticks.increment() }
+    launcher.start()
+    #expect(launcher.isActive)
+    launcher.stop()
+    #expect(ticks.value == 0)
   }
 
   @Test func everyReplacesTheTaskWhileActive() async {
@@ -131,7 +270,7 @@ import TinyTestSupport
     queue.sync {}  // a tick in progress held the launcher; it has finished now
     #expect(weakLauncher == nil)
     let afterRelease = ticks.value
-    #expect(await !Waiter().wait(timeout: .milliseconds(20)))
+    await witnessTicks(20, every: .milliseconds(1), on: queue)
     #expect(ticks.value == afterRelease)
   }
 
@@ -169,13 +308,100 @@ import TinyTestSupport
     #expect(await done.wait(timeout: .seconds(60)))
   }
 
-  @Test func aNonPositiveIntervalIsAProgrammerError() async {
-    await #expect(processExitsWith: .failure) {
-      DefaultPeriodicTaskLauncher().every(.zero) {}
+  @Test(arguments: LauncherReentry.allCases, [Duration.seconds(3_600), .seconds(1_800)])
+  func aReplacedTasksDeinitMayCallTheLauncher(call: LauncherReentry, newInterval: Duration) {
+    // A new interval while active also replaces the timer.
+    let launcher = DefaultPeriodicTaskLauncher()
+    let log = Recorder<String>()
+    let deinits = Counter()
+    launcher.every(
+      .seconds(3_600),
+      launch: droppable(onDeinit: { [weak launcher] in
+        deinits.increment()
+        if let launcher { call.make(on: launcher, log: log) }
+      }))
+    launcher.start()
+    launcher.every(newInterval) { log.record("new") }
+    #expect(deinits.value == 1)
+    #expect(launcher.isActive == (call != .stop))
+    #expect(log.all == (call == .isActive ? ["active"] : []))
+    launcher.stop()
+  }
+
+  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
+    let zero = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { DefaultPeriodicTaskLauncher().every(.zero) {} }
+    #expect(
+      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
+        "DefaultPeriodicTaskLauncher.every(_:launch:): interval must be positive, got 0.0 seconds"
+      ))
+    let negative = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { DefaultPeriodicTaskLauncher().every(.seconds(-5)) {} }
+    #expect(
+      String(decoding: negative.standardErrorContent, as: UTF8.self).contains(
+        "DefaultPeriodicTaskLauncher.every(_:launch:): interval must be positive, got -5.0 seconds"
+      ))
+  }
+}
+
+/// The launcher on the main queue: XCTest runs these on the main thread, and the waiter spins
+/// the main run loop, so the main queue drains (in Swift Testing it never does).
+final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: XCTestCase {
+  func testTicksRunOnTheMainQueue() {
+    let launcher = DefaultPeriodicTaskLauncher(queue: .main)
+    let onMain = Recorder<Bool>()
+    let ticked = Waiter(count: 3)
+    launcher.every(.milliseconds(2)) {
+      onMain.record(MainQueueProbe.isCurrent)
+      ticked.finish()
     }
-    await #expect(processExitsWith: .failure) {
-      DefaultPeriodicTaskLauncher().every(.seconds(-5)) {}
+    launcher.start()
+    XCTAssertTrue(ticked.wait(timeout: .seconds(10)))
+    launcher.stop()
+    XCTAssertEqual(onMain.all.prefix(3), [true, true, true])
+  }
+
+  func testARateLimiterOnTheMainQueueRunsItsKeptActionThere() {
+    let limiter = RateLimiter(
+      interval: .milliseconds(5), launcher: DefaultPeriodicTaskLauncher(queue: .main))
+    let log = Recorder<String>()
+    let ran = Waiter()
+    // This thread is the main queue's: no tick can run until the waiter spins the run loop.
+    limiter.execute { log.record("a") }
+    limiter.execute { log.record("b") }
+    limiter.execute {
+      log.record(MainQueueProbe.isCurrent ? "c on main" : "c elsewhere")
+      ran.finish()
     }
+    XCTAssertEqual(log.all, ["a"])
+    XCTAssertTrue(ran.wait(timeout: .seconds(10)))
+    XCTAssertEqual(log.all, ["a", "c on main"])
+  }
+
+  func testADebouncerOnTheMainQueueRunsTheLatestActionThere() {
+    let debouncer = Debouncer(
+      interval: .milliseconds(5), launcher: DefaultPeriodicTaskLauncher(queue: .main))
+    let log = Recorder<String>()
+    let ran = Waiter()
+    debouncer.execute { log.record("a") }
+    debouncer.execute {
+      log.record(MainQueueProbe.isCurrent ? "b on main" : "b elsewhere")
+      ran.finish()
+    }
+    XCTAssertTrue(ran.wait(timeout: .seconds(10)))
+    XCTAssertEqual(log.all, ["b on main"])
+  }
+}
+
+/// Tells whether the caller runs on the main queue, from a key of the test's own.
+enum MainQueueProbe {
+  private static let key = DispatchSpecificKey<Bool>()
+
+  static var isCurrent: Bool {
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return DispatchQueue.getSpecific(key: key) == true
   }
 }
 

@@ -2,7 +2,7 @@ import Testing
 import TinyScheduling
 import TinyTestSupport
 
-@Suite struct FakePeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct FakePeriodicTaskLauncherTests {
   @Test func startsInactiveWithNoIntervalAndNoCalls() {
     let launcher = FakePeriodicTaskLauncher()
     #expect(!launcher.isActive)
@@ -49,6 +49,20 @@ import TinyTestSupport
     launcher.start()
     #expect(launcher.fire(times: 10) == 2)
     #expect(!launcher.isActive)
+  }
+
+  @Test func startStopAndEveryNeverRunTheTask() {
+    let launcher = FakePeriodicTaskLauncher()
+    let ticks = Counter()
+    launcher.start()
+    launcher.every(.seconds(1)) { ticks.increment() }
+    launcher.start()
+    launcher.stop()
+    launcher.start()
+    launcher.every(.seconds(2)) { ticks.increment() }
+    #expect(ticks.value == 0)
+    #expect(launcher.fire())
+    #expect(ticks.value == 1)
   }
 
   @Test func everyReplacesTheTaskAndTheInterval() {
@@ -131,12 +145,50 @@ import TinyTestSupport
     #expect(ticks.value == 4_000)
   }
 
-  @Test func aNonPositiveIntervalIsAProgrammerError() async {
-    await #expect(processExitsWith: .failure) {
-      FakePeriodicTaskLauncher().every(.zero) {}
-    }
-    await #expect(processExitsWith: .failure) {
-      FakePeriodicTaskLauncher().every(.milliseconds(-1)) {}
-    }
+  /// What each call from a replaced task's `deinit`, then one `fire()`, leaves in the log.
+  static let reentryOutcomes: [String: [String]] = [
+    "every": ["d"],  // its task replaces "new"
+    "start": ["new"],
+    "stop": [],
+    "isActive": ["active", "new"],
+    "fire": ["new", "new"],  // the deinit's fire runs the new task
+  ]
+
+  @Test(arguments: ["every", "start", "stop", "isActive", "fire"])
+  func aReplacedTasksDeinitMayCallTheLauncher(call: String) {
+    let launcher = FakePeriodicTaskLauncher()
+    let log = Recorder<String>()
+    let deinits = Counter()
+    launcher.start()
+    launcher.every(
+      .seconds(1),
+      launch: droppable(onDeinit: { [weak launcher] in
+        deinits.increment()
+        guard let launcher else { return }
+        if call == "fire" {
+          launcher.fire()
+        } else {
+          LauncherReentry(rawValue: call)?.make(on: launcher, log: log)
+        }
+      }))
+    launcher.every(.seconds(1)) { log.record("new") }
+    #expect(deinits.value == 1)
+    launcher.fire()
+    #expect(log.all == Self.reentryOutcomes[call])
+  }
+
+  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
+    let zero = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { FakePeriodicTaskLauncher().every(.zero) {} }
+    #expect(
+      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
+        "FakePeriodicTaskLauncher.every(_:launch:): interval must be positive, got 0.0 seconds"))
+    let negative = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { FakePeriodicTaskLauncher().every(.milliseconds(-1)) {} }
+    #expect(
+      String(decoding: negative.standardErrorContent, as: UTF8.self).contains(
+        "FakePeriodicTaskLauncher.every(_:launch:): interval must be positive, got -0.001 seconds"))
   }
 }

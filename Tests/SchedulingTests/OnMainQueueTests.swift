@@ -4,8 +4,9 @@ import TinyWaiting
 import XCTest
 import TinyTestSupport
 
-/// `onMainQueue(_:)` needs a main queue that drains, which Swift Testing does not give: XCTest
-/// runs these synchronous tests on the main thread, and the waiter spins the main run loop.
+/// `onMainQueue(_:)` runs work at once only when called on the main queue. Swift Testing runs
+/// tests off the main thread, so these synchronous tests use XCTest, which runs them on the main
+/// thread; the waiter spins the main run loop.
 final class OnMainQueueTests: XCTestCase {
   func testOnTheMainThreadItRunsAtOnce() {
     let log = Recorder<String>()
@@ -17,7 +18,7 @@ final class OnMainQueueTests: XCTestCase {
   func testFromAnotherThreadItRunsLaterOnTheMainQueue() {
     let log = Recorder<String>()
     let ran = Waiter()
-    let called = DispatchSemaphore(value: 0)
+    let called = DispatchSemaphore(value: 0)  // bounded: waited for with a 5 s timeout below
     Thread {
       onMainQueue {
         log.record(isOnMainQueue() ? "work on main" : "work elsewhere")

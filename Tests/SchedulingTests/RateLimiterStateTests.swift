@@ -7,7 +7,7 @@ import TinyTestSupport
 /// `run(_:on:)` (Support/MachineScript.swift): `a` executes action "a", `a*` one that keeps
 /// running until `D`, `|` ticks, `C` cancels, `F` flushes; in results `S`/`X` are launcher
 /// start/stop, a name is an action the machine runs, `f` a flush that found nothing.
-@Suite struct RateLimiterStateTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct RateLimiterStateTests {
   @Test(
     arguments: [
       // Quiescent: nothing to do.
@@ -68,6 +68,25 @@ import TinyTestSupport
     ] as [(String, String)])
   func stepsWhileAnActionRuns(script: String, expected: String) {
     #expect(run(script, on: RateLimiterState<String>.self) == expected)
+  }
+
+  @Test func handsBackEveryActionItDropsWithoutRunningIt() {
+    var state = RateLimiterState<String>()
+    #expect(state.execute("a").run == "a")  // runs, and stays running in this test
+    #expect(state.execute("b").dropped == nil)  // kept
+    #expect(state.execute("c").dropped == "b")  // replaces b
+    let cancel = state.cancel()
+    #expect(cancel.dropped == "c")
+    #expect(cancel.droppedWaiting.isEmpty)
+    #expect(cancel.launcher == .stop)
+    #expect(state.execute("d").run == nil)  // quiescent, but "a" runs: d waits for it
+    let second = state.cancel()
+    #expect(second.dropped == nil)
+    #expect(second.droppedWaiting == ["d"])
+    #expect(second.launcher == .stop)
+    #expect(state.finish() == nil)  // nothing is left to run after a
+    let idle = state.cancel()
+    #expect(idle.dropped == nil && idle.droppedWaiting.isEmpty && idle.launcher == nil)
   }
 
   @Test func keepsItsInvariants() {

@@ -9,7 +9,7 @@ import TinyTestSupport
 /// cancels, `F` flushes; results list the actions as they ran, `|` for a tick of an active
 /// launcher, `-` for a tick of an inactive one, `F`/`f` for a flush that found / did not find
 /// a kept action.
-@Suite struct RateLimiterTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct RateLimiterTests {
   @Test(
     arguments: [
       ("", ""),
@@ -158,13 +158,215 @@ import TinyTestSupport
     #expect(log.all == ["a", "c"])
   }
 
-  @Test func aNonPositiveIntervalIsAProgrammerError() async {
-    await #expect(processExitsWith: .failure) {
-      _ = RateLimiter(interval: .zero)
+  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
+    let zero = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { _ = RateLimiter(interval: .zero) }
+    #expect(
+      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
+        "RateLimiter(interval:launcher:): interval must be positive, got 0.0 seconds"))
+    let negative = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { _ = RateLimiter(interval: .seconds(-1), launcher: FakePeriodicTaskLauncher()) }
+    #expect(
+      String(decoding: negative.standardErrorContent, as: UTF8.self).contains(
+        "RateLimiter(interval:launcher:): interval must be positive, got -1.0 seconds"))
+  }
+
+  /// What each drop, then each call from the dropped action's `deinit`, then one tick, leaves
+  /// in the log.
+  static let reentryOutcomes: [String: [String]] = [
+    "replaced execute": ["a", "d"],  // d replaces b, and the tick runs it
+    "replaced cancel": ["a"],  // b is dropped too
+    "replaced flush": ["a", "b", "flushed"],  // b runs inside the deinit
+    "cancelled execute": ["a", "d"],  // quiescent: d runs at once
+    "cancelled cancel": ["a"],
+    "cancelled flush": ["a", "not flushed"],
+    "waitingCancelled execute": ["a", "d"],  // d waits for a, and runs right after it
+    "waitingCancelled cancel": ["a"],
+    "waitingCancelled flush": ["a", "not flushed"],
+  ]
+
+  @Test(arguments: LimiterDrop.allCases, LimiterCall.allCases)
+  func aDroppedActionsDeinitMayCallTheLimiter(drop: LimiterDrop, call: LimiterCall) {
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let deinits = Counter()
+    // Only the limiter holds the dropped action: nothing else keeps it alive.
+    let onDeinit: @Sendable () -> Void = { [weak limiter] in
+      deinits.increment()
+      if let limiter { call.make(on: limiter, log: log) }
     }
-    await #expect(processExitsWith: .failure) {
-      _ = RateLimiter(interval: .seconds(-1), launcher: FakePeriodicTaskLauncher())
+    switch drop {
+    case .replaced:
+      limiter.execute { log.record("a") }
+      limiter.execute(droppable(onDeinit: onDeinit))
+      limiter.execute { log.record("b") }
+    case .cancelled:
+      limiter.execute { log.record("a") }
+      limiter.execute(droppable(onDeinit: onDeinit))
+      limiter.cancel()
+    case .waitingCancelled:
+      limiter.execute {
+        log.record("a")
+        limiter.cancel()
+        limiter.execute(droppable(onDeinit: onDeinit))  // quiescent, but "a" runs: it waits for a
+        limiter.cancel()  // drops it
+      }
     }
+    launcher.fire()
+    #expect(deinits.value == 1)
+    #expect(log.all == Self.reentryOutcomes["\(drop) \(call)"])
+  }
+
+  @Test(arguments: LauncherReentry.allCases)
+  func aKeptActionDroppedByReleasingTheLimiterMayUseTheLauncher(call: LauncherReentry) {
+    let launcher = FakePeriodicTaskLauncher()
+    let log = Recorder<String>()
+    let deinits = Counter()
+    do {
+      let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+      limiter.execute {}
+      limiter.execute(
+        droppable(onDeinit: {
+          deinits.increment()
+          call.make(on: launcher, log: log)
+          launcher.fire()  // the task refers to the limiter weakly: nothing runs
+        }))
+    }
+    #expect(deinits.value == 1)
+    #expect(launcher.isActive == (call == .start))
+    #expect(log.all == (call == .isActive ? ["inactive"] : []))
+  }
+
+  @Test(arguments: LimiterCall.allCases)
+  func aLauncherMayCallBackIntoTheLimiterFromStart(call: LimiterCall) {
+    let launcher = ScriptedLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let starts = Counter()
+    launcher.onStart { [weak limiter] in
+      if starts.increment() == 1, let limiter { call.make(on: limiter, log: log) }
+    }
+    limiter.execute { log.record("a") }  // starts the launcher first, then runs
+    launcher.fire()
+    let expected: [LimiterCall: (log: [String], calls: [String])] = [
+      .execute: (["a", "d"], ["every", "start"]),  // active: d is kept for the tick
+      .cancel: (["a"], ["every", "start", "stop"]),  // the stop follows the start
+      .flush: (["not flushed", "a"], ["every", "start", "stop"]),  // the tick finds none
+    ]
+    #expect(log.all == expected[call]?.log)
+    #expect(launcher.calls == expected[call]?.calls)
+  }
+
+  @Test func aLauncherMayCallBackIntoTheLimiterFromStop() {
+    let launcher = ScriptedLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    limiter.execute { log.record("a") }
+    launcher.onStop { [weak limiter] in
+      launcher.onStop(nil)
+      limiter?.execute { log.record("b") }  // quiescent again: runs at once, starts again
+    }
+    launcher.fire()  // nothing kept: stops
+    #expect(log.all == ["a", "b"])
+    #expect(launcher.calls == ["every", "start", "stop", "start"])
+    #expect(launcher.isActive)
+  }
+
+  @Test func whileAnotherThreadCallsTheLauncherItsCommandsFollowInOrder() {
+    // The launcher's start() is held on one thread; meanwhile cancel() and execute() return at
+    // once, their stop and start left to that thread, in order, after the start. No kept action
+    // runs after cancel() returns, though the launcher still ticks until the stop.
+    let launcher = ScriptedLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let inStart = Gate()
+    let proceed = Gate()
+    launcher.onStart {
+      inStart.open()
+      proceed.wait()
+    }
+    let first = startThread { limiter.execute { log.record("a") } }
+    inStart.wait()
+    launcher.onStart(nil)
+    limiter.execute { log.record("kept") }
+    limiter.cancel()
+    #expect(launcher.calls == ["every", "start"])
+    #expect(launcher.isActive)
+    launcher.fire()  // a tick that arrives quiescent does nothing
+    limiter.execute { log.record("b") }  // quiescent: "at once", right after a; starts again
+    #expect(launcher.calls == ["every", "start"])
+    proceed.open()
+    first.wait()
+    #expect(launcher.calls == ["every", "start", "stop", "start"])
+    #expect(launcher.isActive)
+    #expect(log.all == ["a", "b"])
+  }
+
+  @Test func aTickWhileAnActionRunsOnAnotherThreadIsSkipped() {
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("a", log: log, threads: threads)
+    let first = startThread { limiter.execute(held.action) }
+    held.running.wait()
+    limiter.execute(recording("b", log: log, threads: threads))
+    #expect(launcher.fire())  // the tick comes while "a" runs: skipped
+    #expect(log.all == ["a"])
+    held.finish.open()
+    first.wait()
+    #expect(log.all == ["a"])  // b waits for the next tick
+    launcher.fire()
+    #expect(log.all == ["a", "b"])
+    #expect(pthread_equal(threads.all[1], pthread_self()) != 0)  // on the ticking thread
+  }
+
+  @Test func aCancelWhileATickRunsAnActionDropsTheOneKeptMeanwhile() {
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("k1", log: log, threads: threads)
+    limiter.execute { log.record("a") }
+    limiter.execute(held.action)
+    let ticking = startThread { launcher.fire() }
+    held.running.wait()
+    limiter.execute(recording("k2", log: log, threads: threads))  // kept during the tick
+    limiter.cancel()
+    #expect(!launcher.isActive)
+    held.finish.open()
+    ticking.wait()
+    #expect(!launcher.fire())
+    #expect(log.all == ["a", "k1"])
+  }
+
+  @Test(arguments: ["flush", "quiescent execute"])
+  func anActionThatMustRunNowWhileAnotherRunsRunsRightAfterItOnItsThread(how: String) {
+    let launcher = FakePeriodicTaskLauncher()
+    let limiter = RateLimiter(interval: .seconds(1), launcher: launcher)
+    let log = Recorder<String>()
+    let threads = Recorder<pthread_t>()
+    let held = HeldAction("k1", log: log, threads: threads)
+    limiter.execute { log.record("a") }
+    limiter.execute(held.action)
+    let ticking = startThread { launcher.fire() }
+    held.running.wait()
+    if how == "flush" {
+      limiter.execute(recording("now", log: log, threads: threads))
+      #expect(limiter.flush())  // returns at once
+    } else {
+      limiter.cancel()
+      limiter.execute(recording("now", log: log, threads: threads))  // returns at once
+    }
+    #expect(log.all == ["a", "k1"])
+    held.finish.open()
+    ticking.wait()
+    #expect(log.all == ["a", "k1", "now"])
+    let all = threads.all
+    #expect(pthread_equal(all[0], all[1]) != 0)  // on the thread that ran k1
   }
 
   @Test func stressFourThreadsExecutingWhileTheLauncherFires() async {

@@ -4,7 +4,7 @@ import Testing
 
 /// The longest any helper here waits before it stops the test process: a broken test fails
 /// with a message naming the helper instead of hanging the suite.
-public let helperTimeout: Duration = .seconds(60)
+public let helperTimeout: Duration = .seconds(isThreadSanitized ? 300 : 60)
 
 /// A one-shot signal between threads and tasks: ``open()`` releases every ``wait()`` and
 /// ``opened()``, now and later.
@@ -122,6 +122,21 @@ public func startThread(_ body: @escaping @Sendable () -> Void) -> Gate {
   return finished
 }
 
+/// Starts `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on
+/// Apple platforms, and returns at once, with a gate that opens when it finishes: deep
+/// recursion that a chain of user data could cause overflows there.
+@discardableResult
+public func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
+  let finished = Gate()
+  let thread = Thread {
+    body()
+    finished.open()
+  }
+  thread.stackSize = 512 * 1_024
+  thread.start()
+  return finished
+}
+
 /// Runs `body(index)` on `count` new threads, released together once all exist, and returns
 /// when every one has finished, without blocking the caller's thread.
 public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
@@ -156,4 +171,12 @@ public func mainQueueTurn() async {
   await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
     DispatchQueue.main.async { done.resume() }
   }
+}
+
+/// Inside an exit test that expects the program to stop: ends the process successfully after
+/// `seconds` if it is still running, so that a hang (what a missed trap can turn into) fails the
+/// test by name instead of stalling the suite.
+public func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
+  // timing: a watchdog, not an ordering of events.
+  DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
 }

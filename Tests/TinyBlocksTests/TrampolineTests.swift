@@ -7,7 +7,7 @@ import TinyTestSupport
 
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct TrampolineTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct TrampolineTests {
   /// A link of a chain: releasing it releases the next one.
   private final class Link {
     var next: Link?
@@ -64,18 +64,5 @@ import TinyTestSupport
     }
     thread.wait()
     #expect(released.value == links)
-  }
-
-  /// Runs `body` on a new thread with a 512 KB stack, as Dispatch's worker threads have on
-  /// Apple platforms.
-  private func onSmallStack(_ body: @escaping @Sendable () -> Void) -> Gate {
-    let finished = Gate()
-    let thread = Thread {
-      body()
-      finished.open()
-    }
-    thread.stackSize = 512 * 1_024
-    thread.start()
-    return finished
   }
 }

@@ -1,8 +1,9 @@
+import Foundation
 import Testing
-import TinyWaiting
 import TinyTestSupport
+@testable import TinyWaiting
 
-@Suite struct PromiseChainingTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseChainingTests {
   @Test(
     "map: fulfilled values are transformed, errors pass through, throws reject",
     arguments: [
@@ -118,14 +119,82 @@ import TinyTestSupport
     #expect(mapped.map { $0.result?.value } == [10, 11, 12, 13, 14])
   }
 
-  @Test func aLongChainResolvesWhenItsSourceDoes() {
+  @Test func aChainResolvedOutsideAnyCallbackHasResolvedWhenTheResolutionReturns() {
     let source = Promise<Int>()
-    var last = source
-    for _ in 0..<1_000 {
-      last = last.map { $0 + 1 }
+    let log = Recorder<String>()
+    let mapped = source.map { $0 + 1 }
+    let chained = mapped.then { Promise(value: $0 * 10) }.recover { _ in -1 }
+    chained.whenResolved { log.record("chained \($0.value!)") }
+    source.whenResolved { log.record("source \($0.value!)") }
+    #expect(source.fulfill(1))
+    log.record("returned")
+    #expect(log.all == ["source 1", "chained 20", "returned"])
+  }
+
+  @Test func aResolutionInsideACallbackRunsItsOwnCallbacksAtOnceAndItsChainLater() {
+    // The outer resolution is this thread's outermost: the inner promise's callbacks run
+    // inside `inner.fulfill`, the promise mapped from it resolves after the callback that
+    // resolved `inner` returns, and all of it before `outer.fulfill` returns.
+    let outer = Promise<Int>()
+    let inner = Promise<Int>()
+    let mapped = inner.map { $0 + 1 }
+    let log = Recorder<String>()
+    inner.whenResolved { log.record("inner callback \($0.value!)") }
+    mapped.whenResolved { log.record("mapped callback \($0.value!)") }
+    outer.whenResolved { _ in
+      inner.fulfill(1)
+      log.record("inner.fulfill returned; mapped resolved: \(mapped.isResolved)")
     }
-    source.fulfill(0)
-    #expect(last.result?.value == 1_000)
+    outer.fulfill(0)
+    log.record("outer.fulfill returned")
+    #expect(
+      log.all == [
+        "inner callback 1", "inner.fulfill returned; mapped resolved: false", "mapped callback 2",
+        "outer.fulfill returned",
+      ])
+  }
+
+  @Test func chainsResolveOnTheResolvingThread() async {
+    let source = Promise<Int>()
+    let threads = Recorder<UInt>()
+    let last = source.map { value -> Int in
+      threads.record(currentThreadNumber())
+      return value + 1
+    }.then { value -> Promise<Int> in
+      threads.record(currentThreadNumber())
+      return Promise(value: value)
+    }.recover { _ in 0 }
+    last.whenResolved { _ in threads.record(currentThreadNumber()) }
+    let resolver = await onNewThread {
+      source.fulfill(1)
+      return currentThreadNumber()
+    }
+    #expect(threads.all == [resolver, resolver, resolver])
+    #expect(last.result?.value == 2)
+  }
+
+  @Test func aStepThatReturnsThePromiseThenReturnedRejectsItWithACycleError() async {
+    let source = Promise<Int>()
+    let returned = Recorder<Promise<Int>>()
+    let chained = source.then { _ in returned.all[0] }
+    returned.record(chained)
+    let settled = Waiter()
+    chained.whenResolved { _ in settled.finish() }
+    source.fulfill(1)
+    // Bounded: without the check, `chained` would wait for itself forever.
+    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(throws: PromiseCycleError()) { try chained.result?.get() }
+    #expect("\(PromiseCycleError())".contains("PromiseCycleError"))
+  }
+
+  @Test func aStepMayReturnAnyOtherPendingPromise() {
+    let source = Promise<Int>()
+    let step = Promise<Int>()
+    let chained = source.then { _ in step }
+    source.fulfill(1)
+    #expect(!chained.isResolved)
+    step.fulfill(2)
+    #expect(chained.result?.value == 2)
   }
 
   @Test func aChainedPromiseDoesNotKeepItsSourceAlive() {

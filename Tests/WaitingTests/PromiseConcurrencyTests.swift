@@ -3,38 +3,59 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite struct PromiseConcurrencyTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseConcurrencyTests {
   @Test func valueOfAResolvedPromiseReturnsOrThrowsAtOnce() async throws {
     #expect(try await Promise(value: 3).value == 3)
     await #expect(throws: TestError(4)) { try await Promise<Int>(error: TestError(4)).value }
   }
 
-  @Test func valueWaitsForAPendingPromise() async throws {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test(arguments: [false, true])
+  func valueSuspendsUntilThePromiseResolves(rejects: Bool) async throws {
+    let executor = ManualExecutor()
     let promise = Promise<Int>()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { promise.fulfill(5) }
-    #expect(try await promise.value == 5)
-
-    let rejected = Promise<Int>()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { rejected.reject(TestError(6)) }
-    await #expect(throws: TestError(6)) { try await rejected.value }
+    let awaiting = Task(executorPreference: executor) { try await promise.value }
+    executor.runUntilIdle()
+    // The task ran as far as it could: it is suspended, its callback registered.
+    #expect(promise.storage.withLock { $0.waitingCount } == 1)
+    if rejects { promise.reject(TestError(6)) } else { promise.fulfill(5) }
+    executor.runUntilIdle()
+    try #require(await finishes(awaiting))
+    let result = await awaiting.result
+    #expect(promise.storage.withLock { $0.waitingCount } == 0)
+    if rejects {
+      #expect(result.testError == TestError(6))
+    } else {
+      #expect(result.value == 5)
+    }
   }
 
   @Test func manyTasksAwaitOnePromise() async throws {
+    // Child tasks: the suite's time limit cancels them, and a cancelled `value` returns.
     let promise = Promise<Int>()
-    let total = Task {
-      try await withThrowingTaskGroup(of: Int.self) { group in
-        for _ in 0..<100 { group.addTask { try await promise.value } }
-        return try await group.reduce(0, +)
-      }
-    }
     DispatchQueue.global().async { promise.fulfill(2) }
-    #expect(try await total.value == 200)
+    let total = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<100 { group.addTask { try await promise.value } }
+      return try await group.reduce(0, +)
+    }
+    #expect(total == 200)
   }
 
-  @Test func cancellingTheAwaitingTaskThrowsAndLeavesThePromiseAlone() async throws {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test(arguments: [false, true])
+  func cancellingTheAwaitingTaskThrowsAndLeavesThePromiseAlone(whileSuspended: Bool) async throws {
+    // Cancelled while suspended (the cancellation takes its callback back), or before it
+    // starts (it finds the task cancelled once its callback is registered).
+    let executor = ManualExecutor()
     let promise = Promise<Int>()
-    let awaiting = Task { try await promise.value }
+    let awaiting = Task(executorPreference: executor) { try await promise.value }
+    if whileSuspended {
+      executor.runUntilIdle()
+      #expect(promise.storage.withLock { $0.waitingCount } == 1)
+    }
     awaiting.cancel()
+    executor.runUntilIdle()
+    try #require(await finishes(awaiting))
     #expect(isCancellation(await awaiting.result))
     // Its callback was taken back: nothing is left waiting, and others can still await.
     #expect(promise.storage.withLock { $0.waitingCount } == 0)
@@ -42,8 +63,9 @@ import TinyTestSupport
     #expect(try await promise.value == 1)
   }
 
-  @Test func racingCancellationAndResolutionResumeEachAwaitExactlyOnce() async {
-    for _ in 0..<200 {
+  @Test func racingCancellationAndResolutionResumeEachAwaitExactlyOnce() async throws {
+    // A checked continuation traps when resumed twice; every await ends exactly once.
+    for _ in 0..<stressVolume(full: 1_000, quick: 50) {
       let promise = Promise<Int>()
       let awaits = (0..<5).map { _ in Task { try await promise.value } }
       await withTaskGroup(of: Void.self) { group in
@@ -51,6 +73,7 @@ import TinyTestSupport
         group.addTask { promise.fulfill(1) }
       }
       for task in awaits {
+        try #require(await finishes(task))
         let result = await task.result
         #expect(result.value == 1 || isCancellation(result))
       }
@@ -66,5 +89,86 @@ import TinyTestSupport
     #expect(try await fulfilled.value == 8)
     let rejected = Promise<Int> { throw TestError(9) }
     await #expect(throws: TestError(9)) { try await rejected.value }
+  }
+
+  @TaskLocal static var marker = "none"
+
+  @Test func theOperationInheritsTaskLocalsAndHoldsThePromiseUntilItReturns() async throws {
+    let proceed = Gate()
+    weak var released: Promise<String>?
+    let finished = Waiter()
+    let seen = Recorder<String>()
+    do {
+      let promise = Self.$marker.withValue("caller") {
+        Promise { () async -> String in
+          await proceed.opened()
+          seen.record(Self.marker)
+          finished.finish()
+          return Self.marker
+        }
+      }
+      released = promise
+    }
+    // Dropped by the caller, the promise is held by the running operation, which goes on.
+    #expect(released != nil)
+    proceed.open()
+    #expect(await finished.wait(timeout: .seconds(30)))
+    #expect(seen.all == ["caller"])
+  }
+
+  @Test func anOperationThatAwaitsItsOwnPromiseIsRejectedWithACycleError() async {
+    let own = Recorder<Promise<Int>>()
+    let start = Gate()
+    let promise = Promise<Int> {
+      await start.opened()
+      return try await own.all[0].value
+    }
+    own.record(promise)
+    start.open()
+    // Bounded: without the check, the operation would wait for its own end forever.
+    let settled = Waiter()
+    promise.whenResolved { _ in settled.finish() }
+    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(promise.result?.error is PromiseCycleError)
+  }
+
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func aTaskTheOperationStartsMayAwaitThePromise() async throws {
+    // A task started by the operation inherits its task locals, but it is another task:
+    // awaiting the promise there, while the operation still runs, is fine (the operation does
+    // not wait for it). That task runs on the manual executor, so its await is forced to happen
+    // while the promise is pending.
+    let executor = ManualExecutor()
+    let own = Recorder<Promise<Int>>()
+    let inner = Recorder<Task<Int, any Error>>()
+    let start = Promise<Void>()
+    let started = Gate()
+    let release = Promise<Void>()
+    let promise = Promise<Int> {
+      try await start.value
+      inner.record(Task(executorPreference: executor) { try await own.all[0].value + 1 })
+      started.open()
+      try await release.value
+      return 1
+    }
+    own.record(promise)
+    start.fulfill()
+    await started.opened()  // the operation waits for `release`
+    executor.runUntilIdle()  // the inner task waits for `promise`
+    #expect(promise.storage.withLock { $0.waitingCount } == 1)
+    executor.runFreely()
+    release.fulfill()
+    #expect(try await promise.value == 1)
+    let awaiting = try #require(inner.all.first)
+    try #require(await finishes(awaiting))
+    #expect(try await awaiting.value == 2)
+  }
+}
+
+extension Result {
+  /// The error, or `nil` for a value.
+  fileprivate var error: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
   }
 }

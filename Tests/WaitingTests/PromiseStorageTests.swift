@@ -2,9 +2,9 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite struct PromiseStorageTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseStorageTests {
   /// A value whose release can be observed.
-  private final class Box {}
+  private final class Box: Sendable {}
 
   @Test func aFulfilledValueIsReleasedWithTheStorage() {
     weak var released: Box?
@@ -22,10 +22,10 @@ import TinyTestSupport
     do {
       let box = Box()
       released = box
-      let storage = PromiseStorage<Box>(.pending)
+      let storage = PromiseStorage<Box>()
       storage.withLock { state in
-        _ = state.resolve(.fulfilled)
         storage.slot.initialize(to: box)
+        _ = state.resolve(.fulfilled) { 1 }
       }
     }
     #expect(released == nil)
@@ -33,8 +33,8 @@ import TinyTestSupport
 
   @Test func pendingAndRejectedStorageNeverTouchesTheEmptySlot() {
     // Deinitializing an empty slot of a class type would release garbage and crash here.
-    _ = PromiseStorage<Box>(.pending)
-    _ = PromiseStorage<Box>(.rejected(TestError()))
+    _ = PromiseStorage<Box>()
+    _ = PromiseStorage<Box>(rejectedWith: TestError())
   }
 
   @Test func theStateAndTheValueKeepTheirPlacesForAnyAlignment() {
@@ -46,5 +46,27 @@ import TinyTestSupport
     #expect(text.withLock { _ in text.slot.pointee } == "a string")
     #expect(Int(bitPattern: wide.slot) % MemoryLayout<SIMD4<Double>>.alignment == 0)
     #expect(text.withLock { $0.isResolved })
+  }
+
+  @Test func storageMadeResolvedTakesAStampAndPendingStorageNone() {
+    let first = PromiseStorage(fulfilledWith: 1)
+    let second = PromiseStorage<Int>(rejectedWith: TestError())
+    let pending = PromiseStorage<Int>()
+    let firstStamp = first.withLock { $0.stamp }
+    let secondStamp = second.withLock { $0.stamp }
+    #expect(firstStamp > 0)
+    #expect(secondStamp > firstStamp)
+    #expect(pending.withLock { $0.stamp } == 0)
+  }
+
+  @Test func aPendingStorageReleasesItsCallbacksWhenItGoesAway() {
+    weak var released: Box?
+    do {
+      let box = Box()
+      released = box
+      let storage = PromiseStorage<Int>()
+      _ = storage.withLock { $0.register({ _ in _ = box }) }
+    }
+    #expect(released == nil)
   }
 }

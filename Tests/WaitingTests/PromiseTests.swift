@@ -3,7 +3,7 @@ import Testing
 import TinyWaiting
 import TinyTestSupport
 
-@Suite struct PromiseTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseTests {
   @Test func startsPendingOrResolved() {
     #expect(Promise<Int>().result == nil)
     #expect(!Promise<Int>().isResolved)
@@ -136,7 +136,7 @@ import TinyTestSupport
   }
 
   @Test func racingFulfilAndRejectPairsResolveExactlyOnceAndCallEachCallbackOnce() {
-    let count = 10_000
+    let count = stressVolume(full: 10_000, quick: 2_000)
     let promises = (0..<count).map { _ in Promise<Int>() }
     let calls = Recorder<Int>()
     let wins = Recorder<Bool>()
@@ -179,5 +179,208 @@ import TinyTestSupport
       promise.whenResolved { recorder.record($0.value!) }
     }
     #expect(captured == nil)
+  }
+
+  @Test(arguments: [false, true])
+  func queuedCallbacksKeepRegistrationOrderWhenOneIsRegisteredDuringTheResolution(
+    slowCallbackFirst: Bool
+  ) async {
+    // The resolving thread is held inside a plain callback, before or after it has sent A to
+    // the queue; B is registered meanwhile, from another thread. B must run after A.
+    let queue = DispatchQueue(label: "serial")
+    let promise = Promise<Int>()
+    let order = Recorder<String>()
+    let ran = Waiter(count: 2)
+    let inside = Gate()
+    let release = Gate()
+    let slow: @Sendable (Result<Int, any Error>) -> Void = { _ in
+      inside.open()
+      release.wait()
+    }
+    if slowCallbackFirst { promise.whenResolved(slow) }
+    promise.whenResolved(on: queue) { _ in
+      order.record("A")
+      ran.finish()
+    }
+    if !slowCallbackFirst { promise.whenResolved(slow) }
+    let resolver = startThread { promise.fulfill(1) }
+    await inside.opened()
+    promise.whenResolved(on: queue) { _ in
+      order.record("B")
+      ran.finish()
+    }
+    release.open()
+    await resolver.opened()
+    #expect(await ran.wait(timeout: .seconds(30)))
+    #expect(order.all == ["A", "B"])
+  }
+
+  @Test func aQueuedCallbackRegisteredByACallbackRunsAfterTheQueuedOnesBeforeIt() async {
+    // The resolving thread itself registers C while it is still delivering: C must run after
+    // A and B, which were registered before it.
+    let queue = DispatchQueue(label: "serial")
+    let promise = Promise<Int>()
+    let order = Recorder<String>()
+    let ran = Waiter(count: 3)
+    let record: @Sendable (String) -> @Sendable (Result<Int, any Error>) -> Void = { name in
+      { _ in
+        order.record(name)
+        ran.finish()
+      }
+    }
+    promise.whenResolved(on: queue, record("A"))
+    promise.whenResolved { _ in promise.whenResolved(on: queue, record("C")) }
+    promise.whenResolved(on: queue, record("B"))
+    promise.fulfill(1)
+    #expect(await ran.wait(timeout: .seconds(30)))
+    #expect(order.all == ["A", "B", "C"])
+  }
+
+  @Test func queuedCallbacksFromManyThreadsKeepEachThreadsOrder() async {
+    // Registrations race the resolution; each thread's own callbacks must reach the queue in
+    // the order that thread registered them.
+    let rounds = stressVolume(full: 500, quick: 40)
+    for _ in 0..<rounds {
+      let queue = DispatchQueue(label: "serial")
+      let promise = Promise<Int>()
+      let order = Recorder<(thread: Int, index: Int)>()
+      let perThread = 20
+      let ran = Waiter(count: 3 * perThread)
+      await onThreads(4) { thread in
+        guard thread < 3 else { return _ = promise.fulfill(1) }
+        for index in 0..<perThread {
+          promise.whenResolved(on: queue) { _ in
+            order.record((thread, index))
+            ran.finish()
+          }
+        }
+      }
+      #expect(await ran.wait(timeout: .seconds(30)))
+      for thread in 0..<3 {
+        #expect(order.all.filter { $0.thread == thread }.map(\.index) == Array(0..<perThread))
+      }
+    }
+  }
+
+  @Test(arguments: ReentrantCallback.allCases)
+  func aCallbackWhoseReleaseUsesThePromiseNeitherTrapsNorHangs(kind: ReentrantCallback) async {
+    // The callback is released once the promise resolved, on the resolving thread; its
+    // `deinit` uses the same promise in every way.
+    let promise = Promise<Int>()
+    let used = Recorder<String>()
+    let settled = Waiter(count: 3)
+    do {
+      let reentrant = OnDeinit {
+        used.record("fulfill again: \(promise.fulfill(2))")
+        used.record("reject again: \(promise.reject(TestError()))")
+        used.record("result: \(promise.result?.value ?? -1)")
+        promise.whenResolved { used.record("late callback: \($0.value!)") }
+        promise.whenResolved(on: .global()) { _ in settled.finish() }
+        used.record("map: \(promise.map { $0 + 1 }.result?.value ?? -1)")
+        used.record("then: \(promise.then { Promise(value: $0 + 2) }.result?.value ?? -1)")
+        used.record("race: \(Promise.race([promise]).result?.value ?? -1)")
+        used.record("all: \(Promise.all([promise]).result?.value ?? [])")
+        Task {
+          _ = try? await promise.value
+          settled.finish()
+        }
+      }
+      kind.register(on: promise, holding: reentrant, finishing: settled)
+    }
+    promise.fulfill(1)
+    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(
+      used.all == [
+        "fulfill again: false", "reject again: false", "result: 1", "late callback: 1", "map: 2",
+        "then: 3", "race: 1", "all: [1]",
+      ])
+  }
+
+  @Test func aSecondValueWhoseReleaseUsesThePromiseNeitherTrapsNorHangs() {
+    let promise = Promise<OnDeinit>()
+    let used = Recorder<String>()
+    #expect(promise.fulfill(OnDeinit {}))
+    #expect(
+      !promise.fulfill(
+        OnDeinit {
+          used.record("fulfill again: \(promise.fulfill(OnDeinit {}))")
+          used.record("resolved: \(promise.isResolved)")
+          promise.whenResolved { _ in used.record("late callback") }
+        }))
+    #expect(used.all == ["fulfill again: false", "resolved: true", "late callback"])
+  }
+
+  @Test func aDroppedPendingPromiseReleasesItsCallbacksWithNoLockHeld() {
+    // The callbacks' `deinit`s resolve and use another promise, whose callbacks hold more of
+    // the same: they all run, one after another.
+    let other = Promise<Int>()
+    let used = Recorder<String>()
+    do {
+      let dropped = Promise<Int>()
+      let reentrant = OnDeinit {
+        used.record("resolve other: \(other.fulfill(1))")
+        other.whenResolved { used.record("late on other: \($0.value!)") }
+      }
+      dropped.whenResolved { _ in _ = reentrant }
+      dropped.map { _ in _ = reentrant }.whenResolved { _ in _ = reentrant }
+    }
+    #expect(used.all == ["resolve other: true", "late on other: 1"])
+  }
+
+  @Test func aValueDroppedWithItsPromiseMayUseOtherPromises() {
+    let other = Promise<Int>()
+    do {
+      let promise = Promise<OnDeinit>()
+      promise.fulfill(OnDeinit { other.fulfill(3) })
+    }
+    #expect(other.result?.value == 3)
+  }
+}
+
+/// The ways a promise keeps a closure of the user's until it resolves.
+enum ReentrantCallback: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case whenResolved, whenResolvedOnQueue, map, then, recover, value
+
+  var testDescription: String { rawValue }
+
+  /// Registers a closure on `promise` that holds `held` (so `held` is released when the promise
+  /// lets the closure go) and finishes `waiter` once.
+  func register(on promise: Promise<Int>, holding held: OnDeinit, finishing waiter: Waiter) {
+    switch self {
+    case .whenResolved:
+      promise.whenResolved { _ in
+        _ = held
+        waiter.finish()
+      }
+    case .whenResolvedOnQueue:
+      promise.whenResolved(on: DispatchQueue(label: "callbacks")) { _ in
+        _ = held
+        waiter.finish()
+      }
+    case .map:
+      _ = promise.map { _ in
+        _ = held
+        waiter.finish()
+      }
+    case .then:
+      _ = promise.then { _ in
+        _ = held
+        waiter.finish()
+        return Promise(value: 0)
+      }
+    case .recover:
+      // Never called (the promise is fulfilled); released all the same.
+      _ = promise.recover { _ in
+        _ = held
+        return 0
+      }
+      waiter.finish()
+    case .value:
+      Task {
+        _ = held
+        _ = try? await promise.value
+        waiter.finish()
+      }
+    }
   }
 }

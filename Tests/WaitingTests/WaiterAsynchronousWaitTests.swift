@@ -1,23 +1,74 @@
 import Dispatch
+import Foundation
 import Testing
-import TinyWaiting
 import TinyTestSupport
+@testable import TinyWaiting
 
-@Suite struct WaiterAsynchronousWaitTests {
-  @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceed() async {
+@Suite(.timeLimit(suiteTimeLimit)) struct WaiterAsynchronousWaitTests {
+  @Test func workDoneAfterTwoTenthsMakesAWaitSucceedWhenItFinishes() async {
     let waiter = Waiter()
-    finishOnNewThread(after: 0.2) { waiter.finish() }
     let started = ContinuousClock.now
-    #expect(await waiter.wait(timeout: .milliseconds(500)))
-    #expect(ContinuousClock.now - started >= .milliseconds(190))
+    finishOnNewThread(after: 0.2) { waiter.finish() }
+    #expect(await waiter.wait(timeout: .seconds(30)))
+    #expect(ContinuousClock.now - started >= .milliseconds(190))  // not before the finish
   }
 
-  @Test func workDoneAfterTwoTenthsMakesATenthOfASecondWaitFail() async {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func workDoneAfterTwoTenthsMakesATenthOfASecondWaitFail() async throws {
+    // The work starts once the wait is suspended, so it finishes after the deadline however
+    // late anything runs.
+    let executor = ManualExecutor()
     let waiter = Waiter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
-    let started = ContinuousClock.now
-    #expect(await !waiter.wait(timeout: .milliseconds(100)))
-    #expect(ContinuousClock.now - started >= .milliseconds(100))
+    let wait = Task(executorPreference: executor) {
+      await waiter.wait(timeout: .milliseconds(100))
+    }
+    executor.runUntilIdle()
+    await onNewThread {
+      Thread.sleep(forTimeInterval: 0.2)  // the work
+      waiter.finish()
+    }
+    executor.runUntilIdle()
+    try #require(await finishes(wait))
+    #expect(await !wait.value)
+  }
+
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func aFinishAfterTheDeadlineIsFalseEvenWhenItResumesTheWaitBeforeTheTimeoutDoes()
+    async throws
+  {
+    // The timeout task is held on the executor, so the late finish resumes the wait first.
+    let executor = ManualExecutor()
+    let waiter = Waiter()
+    let wait = Task(executorPreference: executor) {
+      await waiter.wait(timeout: .milliseconds(20))
+    }
+    executor.runUntilIdle()
+    let suspendedBy = ContinuousClock.now
+    await onNewThread {
+      while ContinuousClock.now < suspendedBy + .milliseconds(40) {
+        Thread.sleep(forTimeInterval: 0.01)  // the deadline passes
+      }
+      waiter.finish()
+    }
+    executor.runUntilIdle()
+    try #require(await finishes(wait))
+    #expect(await !wait.value)
+    #expect(waiter.isFinished)
+  }
+
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func theFinishAloneResumesASuspendedWait() async throws {
+    // The timeout task is held on the executor and the deadline is far: the finish resumes it.
+    let executor = ManualExecutor()
+    let waiter = Waiter()
+    let wait = Task(executorPreference: executor) {
+      await waiter.wait(timeout: .seconds(30))
+    }
+    executor.runUntilIdle()
+    waiter.finish()
+    executor.runUntilIdle()
+    try #require(await finishes(wait))
+    #expect(await wait.value)
   }
 
   @Test func aFinishedWaiterReturnsAtOnceAndZeroTimeoutDoesNotWait() async {
@@ -49,28 +100,20 @@ import TinyTestSupport
     #expect(ContinuousClock.now - started < .seconds(30))
   }
 
-  @Test func cancellationReturnsFalsePromptly() async {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func cancellationWhileSuspendedReturnsFalseAtOnce() async throws {
+    // No timeout has to pass: the cancellation alone resumes the wait.
+    let executor = ManualExecutor()
     let waiter = Waiter()
-    let started = ContinuousClock.now
-    let wait = Task { await waiter.wait(timeout: .seconds(60)) }
+    let wait = Task(executorPreference: executor) { await waiter.wait(timeout: .seconds(60)) }
+    executor.runUntilIdle()
+    #expect(waiter.withState { $0.suspendedCount } == 1)
     wait.cancel()
+    executor.runUntilIdle()
+    #expect(waiter.withState { $0.suspendedCount } == 0)
+    try #require(await finishes(wait))
     #expect(await !wait.value)
-    #expect(ContinuousClock.now - started < .seconds(30))
     #expect(!waiter.isFinished)
-  }
-
-  @Test func cancellationWhileSuspendedReturnsFalsePromptly() async {
-    // The task is cancelled after its wait has begun: a second waiter, finished by the
-    // task right before it waits, says when.
-    let waiter = Waiter()
-    let waiting = Waiter()
-    let wait = Task {
-      waiting.finish()
-      return await waiter.wait(timeout: .seconds(60))
-    }
-    #expect(await waiting.wait(timeout: .seconds(30)))
-    wait.cancel()
-    #expect(await !wait.value)
   }
 
   @Test func anAlreadyCancelledTaskGetsTheCurrentStateWithoutWaiting() async {
@@ -89,7 +132,7 @@ import TinyTestSupport
   @Test func racingFinishTimeoutAndCancellationResumeEachWaitExactlyOnce() async {
     // A checked continuation traps when resumed twice and warns when never resumed; every wait
     // below ends, each by whichever of the three comes first.
-    for round in 0..<200 {
+    for round in 0..<stressVolume(full: 1_000, quick: 50) {
       let waiter = Waiter()
       await withTaskGroup(of: Void.self) { group in
         for index in 0..<5 {
@@ -102,32 +145,38 @@ import TinyTestSupport
     }
   }
 
-  @Test func aWaitThatEndedDoesNotKeepTheWaiterAlive() async {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func aWaitThatEndedDoesNotKeepTheWaiterAlive() async throws {
     // Neither the continuation nor the 1-hour timeout task outlives the wait or holds the
-    // waiter. The finishing thread drops its reference before it says it is done.
+    // waiter, once the task and its timeout task have run to their end.
+    let executor = ManualExecutor()
     weak var released: Waiter?
-    let handOff = Recorder<Waiter>()
-    let done = Waiter()
+    let wait: Task<Bool, Never>
     do {
       let waiter = Waiter()
       released = waiter
-      handOff.record(waiter)
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) {
-        handOff.removeAll().first?.finish()
-        done.finish()
-      }
-      #expect(await waiter.wait(timeout: .seconds(3_600)))
+      wait = Task(executorPreference: executor) { await waiter.wait(timeout: .seconds(3_600)) }
+      executor.runUntilIdle()
+      waiter.finish()
     }
-    #expect(await done.wait(timeout: .seconds(30)))
+    executor.runUntilIdle()
+    try #require(await finishes(wait))
+    #expect(await wait.value)
     #expect(released == nil)
   }
 }
 
 extension WaiterAsynchronousWaitTests {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
   @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
-  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
+  func hugeTimeoutsWaitForTheFinish(timeout: Duration) async throws {
+    let executor = ManualExecutor()
     let waiter = Waiter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { waiter.finish() }
-    #expect(await waiter.wait(timeout: timeout))
+    let wait = Task(executorPreference: executor) { await waiter.wait(timeout: timeout) }
+    executor.runUntilIdle()  // suspended, its timeout task asleep
+    waiter.finish()
+    executor.runUntilIdle()
+    try #require(await finishes(wait))
+    #expect(await wait.value)
   }
 }

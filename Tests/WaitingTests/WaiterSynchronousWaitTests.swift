@@ -44,11 +44,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     XCTAssertEqual(Set(ran.all), ["block", "timer"])
   }
 
-  func testWorkDoneAfterTwoTenthsMakesAHalfSecondWaitSucceed() {
+  func testWorkDoneAfterTwoTenthsOnTheMainQueueMakesAWaitSucceedWhenItFinishes() {
     let waiter = Waiter()
-    DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
     let started = ContinuousClock.now
-    XCTAssertTrue(waiter.wait(timeout: .milliseconds(500)))
+    DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
+    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(190))
   }
 
@@ -148,11 +148,11 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 }
 
 /// The synchronous wait off the main thread: it blocks without spinning.
-@Suite struct WaiterSynchronousWaitOffTheMainThreadTests {
-  @Test func workDoneAfterTwoTenthsMakesAHalfSecondWaitSucceedAndATenthFail() async {
+@Suite(.timeLimit(suiteTimeLimit)) struct WaiterSynchronousWaitOffTheMainThreadTests {
+  @Test func workDoneAfterTwoTenthsMakesAWaitSucceedAndATenthOfASecondWaitFail() async {
     let succeeded = Waiter()
     finishOnNewThread(after: 0.2) { succeeded.finish() }
-    #expect(await onNewThread { succeeded.wait(timeout: .milliseconds(500)) })
+    #expect(await onNewThread { succeeded.wait(timeout: .seconds(30)) })
 
     // The work starts once the wait has begun (at its first 10 ms quantum), so however late
     // the new thread starts waiting, the work finishes after the 0.1 s deadline.
@@ -209,17 +209,29 @@ final class WaiterSynchronousWaitTests: XCTestCase {
   }
 
   @Test func aFinishAfterTheDeadlineIsFalseEvenWhenTheWaitSeesItFirst() async {
-    // The finish comes 40 ms or more after the 50 ms deadline, but the waiting thread sees it
-    // before it notices the deadline: the result still says the finish was late.
-    let waiter = Waiter(quantum: .milliseconds(10))
-    let outcome = await onNewThread {
-      waiter.wait(timeout: .milliseconds(50)) {
-        Thread.sleep(forTimeInterval: 0.08)
-        waiter.finish()
+    // `eachQuantum` runs before the deadline and finishes after it; the waiting thread sees the
+    // finish before it notices the deadline, and the result still says the finish was late.
+    // (A thread so late that the deadline passes before its first quantum never runs
+    // `eachQuantum`: that attempt proves nothing, and the next one tries again.)
+    for _ in 0..<5 {
+      let waiter = Waiter(quantum: .milliseconds(10))
+      let outcome = await onNewThread {
+        var ran = false
+        let finished = waiter.wait(timeout: .milliseconds(200)) {
+          guard !ran else { return }
+          ran = true
+          // The wait began before this run, so its deadline is less than 200 ms away.
+          Thread.sleep(forTimeInterval: 0.25)
+          waiter.finish()
+        }
+        return (ran, finished)
       }
+      guard outcome.0 else { continue }
+      #expect(!outcome.1)
+      #expect(waiter.isFinished)
+      return
     }
-    #expect(!outcome)
-    #expect(waiter.isFinished)
+    Issue.record("the waiting thread never ran eachQuantum before its deadline")
   }
 
   @Test func manyThreadsWaitOnOneWaiter() async {
@@ -243,10 +255,62 @@ private func threadCPUTime() -> Duration {
 }
 
 extension WaiterSynchronousWaitOffTheMainThreadTests {
-  @Test(arguments: [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)])
+  static let hugeDurations = [Duration.seconds(Int64.max), .seconds(1 << 40), .seconds(3_600)]
+
+  @Test(arguments: hugeDurations)
   func hugeTimeoutsWaitForTheFinish(timeout: Duration) async {
-    let waiter = Waiter(quantum: timeout)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { waiter.finish() }
-    #expect(await onNewThread { waiter.wait(timeout: timeout) })
+    // Finished from `eachQuantum`, so the wait has begun (and sliced its huge timeout).
+    let waiter = Waiter(quantum: .milliseconds(10))
+    #expect(await onNewThread { waiter.wait(timeout: timeout) { waiter.finish() } })
   }
+
+  @Test(arguments: hugeDurations)
+  func hugeQuantaWaitForTheTimeout(quantum: Duration) async {
+    let waiter = Waiter(quantum: quantum)
+    let calls = Counter()
+    #expect(await !onNewThread { waiter.wait(timeout: .milliseconds(30)) { calls.increment() } })
+    #expect(calls.value == 0)
+  }
+
+  @Test(arguments: hugeDurations)
+  func hugeQuantaAndTimeoutsWaitForAFinishFromAnotherThread(duration: Duration) async {
+    let waiter = Waiter(quantum: duration)
+    let finisher = startThread { waiter.finish() }
+    #expect(await onNewThread { waiter.wait(timeout: duration) })
+    await finisher.opened()
+  }
+
+  @Test func eachQuantumNeverStartsOnceTheWaitHasSeenTheLastFinish() async {
+    // The last finish comes from another thread, and completes before the next quantum is
+    // due: the wait sees it, and runs `eachQuantum` no more.
+    let waiter = Waiter(quantum: .milliseconds(10))
+    let outcome = await onNewThread {
+      var calls = 0
+      let finished = waiter.wait(timeout: .seconds(30)) {
+        calls += 1
+        if calls == 2 { _ = onNewThreadBlocking { waiter.finish() } }
+      }
+      return (finished, calls)
+    }
+    #expect(outcome.0)
+    #expect(outcome.1 == 2)
+  }
+
+  @Test func eachQuantumSkipsTheQuantaItFellBehindOn() async {
+    // The first run takes 25 of the wait's 30 quanta. Making the missed quanta up would be 25
+    // runs in a row; skipping them leaves one run as soon as it can, then one per quantum: at
+    // most 1 + 1 + 4 runs in all.
+    let waiter = Waiter(quantum: .milliseconds(10))
+    let runs = await onNewThread {
+      var runs = 0
+      _ = waiter.wait(timeout: .milliseconds(300)) {
+        runs += 1
+        if runs == 1 { Thread.sleep(forTimeInterval: 0.25) }
+      }
+      return runs
+    }
+    #expect(runs >= 1)
+    #expect(runs <= 8)
+  }
+
 }

@@ -5,10 +5,25 @@ import Foundation
 /// Values that an operation replaces or removes are handed back out of the locked region and
 /// released after it, so a value's `deinit` never runs under the lock (it may use contexts
 /// itself). Reads copy the value under the lock; copying runs no user code.
+///
+/// When the context itself goes, its values are released through the trampoline: a value may
+/// be an object whose own context holds the next object, and so on (a chain of owners), and
+/// releasing them one inside the other would nest as deep as the chain. On the trampoline,
+/// each context's values are released after the current one's, on the same thread.
 final class ContextStorage: Sendable {
   private let values = Locked(ContextValues())
 
   init() {}
+
+  deinit {
+    var taken: ContextValues? = values.withLock { values in
+      defer { values = ContextValues() }
+      return values
+    }
+    guard taken?.count != 0 else { return }
+    // The closure holds the only reference to the values: they go when it runs.
+    Trampoline.runQueued { _ = taken.take() }
+  }
 
   /// The value stored under `key`, if any; else, with `orDefault`, the key's default.
   func value<Value>(for key: ContextKey<Value>, orDefault: Bool = false) -> Value? {
@@ -71,5 +86,12 @@ final class ContextStorage: Sendable {
   /// The number of stored values, typed and named.
   var count: Int {
     values.withLock { $0.count }
+  }
+
+  /// The identities of the values that are objects themselves (see
+  /// ``ContextValues/objectIdentities()``), read from a copy taken under the lock.
+  func objectIdentities() -> [ObjectIdentifier] {
+    let snapshot = values.withLock { $0 }
+    return snapshot.objectIdentities()
   }
 }

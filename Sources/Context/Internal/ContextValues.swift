@@ -104,6 +104,22 @@ struct ContextValues: Sendable {
     positions.isEmpty ? ids.firstIndex(of: id) : positions[id]
   }
 
+  // MARK: Objects
+
+  /// The identities of the values that are objects themselves: a typed or a named value whose
+  /// dynamic type is a class. Objects inside other values (a struct's field, an array's
+  /// elements, an optional) are not looked for.
+  func objectIdentities() -> [ObjectIdentifier] {
+    var found: [ObjectIdentifier] = []
+    for stored in typed {
+      if let identity = (stored as? any StoredValue)?.objectIdentity { found.append(identity) }
+    }
+    for value in named.values {
+      if let identity = objectIdentity(of: value) { found.append(identity) }
+    }
+    return found
+  }
+
   // MARK: Named values
 
   /// The value filed under `name`, if any.
@@ -119,6 +135,24 @@ struct ContextValues: Sendable {
   /// Removes the value filed under `name` and returns it, if any.
   mutating func removeValue(named name: String) -> (any Sendable)? {
     named.removeValue(forKey: name)
+  }
+}
+
+/// The identity of `value` when it is an object (its dynamic type is a class), else `nil`.
+func objectIdentity(of value: Any) -> ObjectIdentifier? {
+  guard type(of: value) is AnyObject.Type else { return nil }
+  return ObjectIdentifier(value as AnyObject)
+}
+
+/// A stored typed value, seen without its static type.
+protocol StoredValue {
+  /// The identity of the value when it is an object, else `nil`.
+  var objectIdentity: ObjectIdentifier? { get }
+}
+
+extension Typed: StoredValue {
+  var objectIdentity: ObjectIdentifier? {
+    TinyContext.objectIdentity(of: value)
   }
 }
 

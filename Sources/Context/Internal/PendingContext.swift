@@ -28,20 +28,23 @@ final class PendingContext: Sendable {
   func storage(creating: Bool) -> ContextStorage? {
     // The owner is loaded under this lock but used and released outside it, and outside the
     // table's lock: releasing what may be the last reference to it runs its `deinit`.
-    let (owner, resolved) = state.withLock { ($0.owner, $0.resolved) }
+    let (owner, resolved) = state.withLock { state -> (AnyObject?, ContextStorage?) in
+      if let resolved = state.resolved { return (nil, resolved) }
+      if let owner = state.owner { return (owner, nil) }
+      // The object is gone: the first write makes a context attached to nothing, once, in
+      // this locked step, so that racing writers all get that one context.
+      guard creating else { return (nil, nil) }
+      let detached = ContextStorage()
+      state.resolved = detached
+      return (nil, detached)
+    }
     if let resolved { return resolved }
-    let found: ContextStorage?
-    if let owner {
-      found = table.storage(for: owner, creating: creating)
-    } else {
-      found = creating ? ContextStorage() : nil
+    // The owner is alive (this holds it), so the table gives every caller the same context.
+    guard let owner, let found = table.storage(for: owner, creating: creating) else {
+      return nil
     }
-    guard let found else { return nil }
-    return state.withLock { state in
-      if let resolved = state.resolved { return resolved }
-      state.resolved = found
-      return found
-    }
+    state.withLock { $0.resolved = found }
+    return found
   }
 
   /// The value stored under `key` in the object's context, else the key's default.

@@ -22,6 +22,13 @@
 /// 2*n* slots, as at most *n* were inserted meanwhile). Every operation does O(1) work for
 /// this: at most `2 × reclaimsPerStep` slots.
 ///
+/// **Following up.** A slot removed out of the cursor's order (a reclaimed owner's follow-up,
+/// below, or on Apple platforms a slot whose owner turned out to be another object) keeps the
+/// slots the current pass has not examined at or after the cursor, so the bound above holds.
+/// ``reclaimIfGone(_:leftovers:)`` reclaims one given object's slot at once when its owner is
+/// gone: ``ContextTable`` calls it for the objects that a reclaimed context's values held, which
+/// makes freeing a chain of owners (each one's context holding the next) one operation per link.
+///
 /// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the arrays
 /// and the dictionary are rebuilt at twice the count, so a table that once held many owners
 /// does not keep their memory (amortized O(1): the rebuild follows at least as many removals).
@@ -55,18 +62,43 @@ struct SideTable: Sendable {
   /// test whether they are alive (releasing the last reference to one runs its `deinit`), and
   /// reclaimed contexts (releasing one releases its values).
   struct Leftovers {
+    // A lookup loads at most two owners; two fields hold them without allocating.
     private var first: AnyObject?
     private var second: AnyObject?
     private var more: [AnyObject] = []
+    private var reclaimed: [ContextStorage] = []
 
-    mutating func keep(_ object: AnyObject) {
+    /// Keeps an owner that was loaded to test whether it is alive.
+    mutating func keep(_ owner: AnyObject) {
       if first == nil {
-        first = object
+        first = owner
       } else if second == nil {
-        second = object
+        second = owner
       } else {
-        more.append(object)
+        more.append(owner)
       }
+    }
+
+    /// Keeps the context of a reclaimed slot.
+    mutating func keepReclaimed(_ context: ContextStorage) {
+      reclaimed.append(context)
+    }
+
+    /// Releases the owners kept.
+    mutating func releaseOwners() {
+      first = nil
+      second = nil
+      more = []
+    }
+
+    /// The last reclaimed context kept, if any, without taking it.
+    var lastReclaimed: ContextStorage? {
+      reclaimed.last
+    }
+
+    /// Takes the last reclaimed context kept, if any.
+    mutating func takeReclaimed() -> ContextStorage? {
+      reclaimed.popLast()
     }
   }
 
@@ -97,7 +129,7 @@ struct SideTable: Sendable {
         if liveOwner(at: position) === owner {
           found = storages[position]
         } else {
-          leftovers.keep(removeSlot(at: position))
+          leftovers.keepReclaimed(removeSlot(at: position))
         }
       #else
         found = storages[position]
@@ -138,27 +170,54 @@ struct SideTable: Sendable {
           cursor += 1
           break
         }
-        leftovers.keep(removeSlot(at: cursor))
+        leftovers.keepReclaimed(removeSlot(at: cursor))
       }
     }
     shrinkIfSparse()
   }
 
-  /// Removes the slot at `position`, moving the last slot into its place; returns its context.
-  private mutating func removeSlot(at position: Int) -> ContextStorage {
-    let removed = storages[position]
-    positions[ids[position]] = nil
-    let last = ids.count - 1
-    if position != last {
-      ids.swapAt(position, last)
-      owners.swapAt(position, last)
-      storages.swapAt(position, last)
-      positions[ids[position]] = position
+  /// Reclaims the slot of the object whose identity is `id` if the table has one and its owner
+  /// is gone; does nothing otherwise (no slot, or a live owner, kept in `leftovers`).
+  mutating func reclaimIfGone(_ id: ObjectIdentifier, leftovers: inout Leftovers) {
+    guard let position = positions[id] else { return }
+    if let owner = liveOwner(at: position) {
+      leftovers.keep(owner)
+      return
     }
+    leftovers.keepReclaimed(removeSlot(at: position))
+    shrinkIfSparse()
+  }
+
+  /// Removes the slot at `position`, moving the last slot into its place; returns its context.
+  ///
+  /// A slot before the cursor (already examined in this pass) first swaps with the last
+  /// examined slot, and the cursor steps back onto it: the last slot, not examined yet, then
+  /// moves to the cursor, never behind it.
+  private mutating func removeSlot(at position: Int) -> ContextStorage {
+    var position = position
+    if position < cursor {
+      cursor -= 1
+      swapSlots(position, cursor)
+      position = cursor
+    }
+    let removed = storages[position]
+    let last = ids.count - 1
+    swapSlots(position, last)
+    positions[ids[last]] = nil
     ids.removeLast()
     owners.removeLast()
     storages.removeLast()
     return removed
+  }
+
+  /// Swaps two slots and records their new positions.
+  private mutating func swapSlots(_ first: Int, _ second: Int) {
+    guard first != second else { return }
+    ids.swapAt(first, second)
+    owners.swapAt(first, second)
+    storages.swapAt(first, second)
+    positions[ids[first]] = first
+    positions[ids[second]] = second
   }
 
   private mutating func shrinkIfSparse() {

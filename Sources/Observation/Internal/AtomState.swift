@@ -1,6 +1,6 @@
 /// Everything an ``Atom`` guards with its lock, and every transition of it. Pure: the atom's
 /// methods call these under the lock, then do what they return (deliver a batch, resume a
-/// waiter) after unlocking.
+/// waiter, release what was discarded) after unlocking.
 ///
 /// The update and delivery paths are `@inlinable` (with the state they touch
 /// `@usableFromInline`) so that a client's `Atom<Int>` runs specialized code: unspecialized,
@@ -11,6 +11,19 @@ struct AtomState<Value: Sendable>: Sendable {
   @usableFromInline
   typealias Waiter = CheckedContinuation<Void, Never>
 
+  /// Values a transition took out of the state: the caller releases them after unlocking,
+  /// because their `deinit`s are user code that may use the atom.
+  @usableFromInline
+  struct Discarded: Sendable {
+    /// The value an update replaced, or what a throwing body left behind.
+    @usableFromInline var value: Value?
+    /// The confirmed value an update under optimistic layers replaced.
+    @usableFromInline var confirmed: Value?
+
+    @inlinable
+    init() {}
+  }
+
   /// The visible value: the confirmed value with the pending optimistic layers applied.
   @usableFromInline var value: Value
   /// The watchers, in registration order.
@@ -19,6 +32,9 @@ struct AtomState<Value: Sendable>: Sendable {
   @usableFromInline var delivery = DeliveryQueue<Delivery<Value>>()
   /// The pending optimistic layers, or `nil` when there is none.
   @usableFromInline var layers: Layers<Value, Waiter>?
+  /// Counts the changes of the visible or the confirmed value, so a comparison made outside
+  /// the lock can tell whether the value it compared is still current.
+  @usableFromInline var version: UInt64 = 0
   private var nextLayerID: UInt64 = 0
 
   init(_ value: Value) {
@@ -33,40 +49,51 @@ struct AtomState<Value: Sendable>: Sendable {
   /// Applies `body` to the value, or to the confirmed value while layers are pending (the
   /// layers then re-apply on top). `body` returns `false` to leave everything as it was, and
   /// then must not have changed its argument. Returns the visible value and the batch the caller
-  /// must deliver, if any.
+  /// must deliver, if any; what the update replaced goes to `discarded`, for the caller to
+  /// release after unlocking.
   @inlinable
   mutating func update<Failure: Error>(
-    error: (any Error)? = nil, _ body: (inout Value) throws(Failure) -> Bool
+    error: (any Error)? = nil, discarding discarded: inout Discarded,
+    _ body: (inout Value) throws(Failure) -> Bool
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
     if layers != nil {
-      return try updateConfirmed(error: error, body)
+      return try updateConfirmed(error: error, discarding: &discarded, body)
     }
-    if watchers.isEmpty {
-      if Failure.self == Never.self {
-        _ = try body(&value)  // cannot throw, so it may work in place
-      } else {
-        var copy = value
-        if try body(&copy) { value = copy }
-      }
+    if _isPOD(Value.self) && Failure.self == Never.self && watchers.isEmpty {
+      // Nothing to release and nothing to undo: the body may work in place.
+      if try body(&value) { version &+= 1 }
       return (value, nil)
     }
+    // The body works on a copy, so the old value stays referenced until it is released after
+    // unlocking (or handed to the watchers); an in-place change of a collection copies it.
     var new = value
-    guard try body(&new) else { return (value, nil) }
-    return show(new, error: error)
+    do throws(Failure) {
+      guard try body(&new) else { return (value, nil) }
+    } catch {
+      discarded.value = consume new
+      throw error
+    }
+    return show(new, error: error, discarding: &discarded)
   }
 
-  /// ``update(error:_:)`` while layers are pending.
+  /// ``update(error:discarding:_:)`` while layers are pending.
   @usableFromInline
   mutating func updateConfirmed<Failure: Error>(
-    error: (any Error)?, _ body: (inout Value) throws(Failure) -> Bool
+    error: (any Error)?, discarding discarded: inout Discarded,
+    _ body: (inout Value) throws(Failure) -> Bool
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
     guard var layers else { fatalError("AtomState: no layers") }
     var confirmed = layers.confirmed
-    guard try body(&confirmed) else { return (value, nil) }
+    do throws(Failure) {
+      guard try body(&confirmed) else { return (value, nil) }
+    } catch {
+      discarded.confirmed = consume confirmed
+      throw error
+    }
     self.layers = nil  // keeps `layers` uniquely referenced while it changes
-    layers.setConfirmed(confirmed)
+    discarded.confirmed = layers.setConfirmed(confirmed)
     self.layers = layers
-    return show(layers.visible(), error: error)
+    return show(layers.visible(), error: error, discarding: &discarded)
   }
 
   /// Adds a watcher. With `includingInitial`, its initial change is queued first: a main-queue
@@ -84,14 +111,30 @@ struct AtomState<Value: Sendable>: Sendable {
     return (delivery.submit(Delivery(change: initial, recipients: [watcher])), nil)
   }
 
-  /// Removes the watcher `id` identifies and returns it; batches already recorded still hold
-  /// it, and skip it by its flag. The watcher cannot have been deallocated (and its identity
-  /// reused) before this, because the watcher list holds it until it is removed.
+  /// Removes the watcher `id` identifies and returns it, for the caller to release after
+  /// unlocking; batches already recorded still hold it, and skip it by its flag. The watcher
+  /// cannot have been deallocated (and its identity reused) before this, because the watcher
+  /// list holds it until it is removed.
   mutating func remove(_ id: ObjectIdentifier) -> Watcher<Value>? {
     guard let index = watchers.firstIndex(where: { ObjectIdentifier($0) == id }) else {
       return nil
     }
     return watchers.remove(at: index)
+  }
+
+  /// Takes out everything that holds user code (the watchers, the changes waiting for
+  /// delivery and the optimistic layers), for an atom that is being deallocated to release
+  /// without nesting.
+  mutating func takeWatchersAndLayers() -> (
+    watchers: [Watcher<Value>], pending: DeliveryQueue<Delivery<Value>>,
+    layers: Layers<Value, Waiter>?
+  ) {
+    defer {
+      watchers = []
+      delivery = DeliveryQueue()
+      layers = nil
+    }
+    return (watchers, delivery, layers)
   }
 
   /// The next batch for the deliverer, or `nil` when it is done delivering.
@@ -102,10 +145,15 @@ struct AtomState<Value: Sendable>: Sendable {
 
   // MARK: Optimistic layers
 
+  /// The layers before a commit settled, and the layers it left empty (if it did), for the
+  /// caller to release after unlocking: they hold the settled layer's change and the confirmed
+  /// values it replaced.
+  typealias DiscardedLayers = (old: Layers<Value, Waiter>, emptied: Layers<Value, Waiter>?)
+
   /// Adds a layer and shows it. Returns its id, whether its commit may start at once, and the
-  /// batch to deliver.
+  /// batch to deliver; the value it replaced goes to `discarded`.
   mutating func addLayer(
-    _ apply: @escaping @Sendable (inout Value) -> Void
+    _ apply: @escaping @Sendable (inout Value) -> Void, discarding discarded: inout Discarded
   ) -> (id: UInt64, isFirst: Bool, batch: Delivery<Value>?) {
     let id = nextLayerID
     nextLayerID &+= 1
@@ -115,7 +163,7 @@ struct AtomState<Value: Sendable>: Sendable {
     self.layers = layers
     var new = value
     apply(&new)
-    return (id, isFirst, show(new, error: nil).batch)
+    return (id, isFirst, show(new, error: nil, discarding: &discarded).batch)
   }
 
   /// Parks the waiter of layer `id`; returns `true` (parking nothing) when it is its turn.
@@ -125,40 +173,68 @@ struct AtomState<Value: Sendable>: Sendable {
 
   /// The value to commit for layer `id` (its change applied to the confirmed value).
   func valueToCommit(layer id: UInt64) -> (value: Value, version: UInt64) {
-    layers!.valueToCommit(id: id)
+    guard let layers else { fatalError("AtomState: layer \(id) committed with no layer pending") }
+    return layers.valueToCommit(id: id)
   }
 
-  /// Settles layer `id` as committed; returns the waiter to resume, if any. The visible value
-  /// does not change: the layer's effect moves into the confirmed value.
-  mutating func confirm(layer id: UInt64, sent: Value, version: UInt64) -> Waiter? {
-    var layers = self.layers!
+  /// Settles layer `id` as committed; returns the waiter to resume, if any, and the old layers
+  /// (with the settled layer's change and the replaced confirmed value), for the caller to
+  /// release after unlocking. The visible value does not change: the layer's effect moves into
+  /// the confirmed value.
+  mutating func confirm(
+    layer id: UInt64, sent: Value, version: UInt64
+  ) -> (next: Waiter?, discarded: DiscardedLayers) {
+    guard var layers = self.layers else {
+      fatalError("AtomState: layer \(id) confirmed with no layer pending")
+    }
+    let old = layers
     self.layers = nil
     let next = layers.confirm(id: id, sent: sent, version: version)
-    if !layers.isEmpty { self.layers = layers }
-    return next
+    self.version &+= 1
+    guard layers.isEmpty else {
+      self.layers = layers
+      return (next, (old, nil))
+    }
+    return (next, (old, layers))
   }
 
   /// Settles layer `id` as failed: it is dropped and the visible value recomputed, with a
-  /// change carrying `error`. Returns the batch to deliver and the waiter to resume.
+  /// change carrying `error`. Returns the batch to deliver, the waiter to resume, and the old
+  /// layers (with the dropped layer's change), for the caller to release after unlocking; the
+  /// value it replaced goes to `discarded`.
   mutating func rollBack(
-    layer id: UInt64, error: any Error
-  ) -> (batch: Delivery<Value>?, next: Waiter?) {
-    var layers = self.layers!
+    layer id: UInt64, error: any Error, discarding discarded: inout Discarded
+  ) -> (batch: Delivery<Value>?, next: Waiter?, discarded: DiscardedLayers) {
+    guard var layers = self.layers else {
+      fatalError("AtomState: layer \(id) rolled back with no layer pending")
+    }
+    let old = layers
     self.layers = nil
     let next = layers.rollBack(id: id)
     let visible = layers.visible()
-    if !layers.isEmpty { self.layers = layers }
-    return (show(visible, error: error).batch, next)
+    let emptied: Layers<Value, Waiter>?
+    if layers.isEmpty {
+      emptied = layers
+    } else {
+      self.layers = layers
+      emptied = nil
+    }
+    return (show(visible, error: error, discarding: &discarded).batch, next, (old, emptied))
   }
 
-  /// Makes `new` the visible value and records the change for the watchers, if there are any.
+  /// Makes `new` the visible value and records the change for the watchers, if there are any;
+  /// without watchers, the old value goes to `discarded`.
   @inlinable
   mutating func show(
-    _ new: Value, error: (any Error)?
+    _ new: Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {
     let old = value
     value = new
-    guard !watchers.isEmpty else { return (new, nil) }
+    version &+= 1
+    guard !watchers.isEmpty else {
+      discarded.value = consume old
+      return (new, nil)
+    }
     let change = AtomChange(old: old, new: new, error: error)
     return (new, delivery.submit(Delivery(change: change, recipients: watchers)))
   }

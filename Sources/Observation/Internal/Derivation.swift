@@ -1,14 +1,21 @@
 /// The working part of a ``DerivedAtom``: an atom holding the derived value, the computation,
 /// and the watches on the sources. The sources' watches hold it weakly, so it lives exactly as
 /// long as its derived atom.
+///
+/// No lock is held while the computation or the value's `==` runs (both are user code).
+/// Instead, each recomputation takes a ticket, in order, before it reads the sources, and its
+/// result is shown only if no recomputation with a later ticket was shown already: a later
+/// ticket read the sources later, so its result is at least as fresh. The recomputation with
+/// the last ticket therefore always gets shown, and it read the sources after their last change.
 final class Derivation<Value: Sendable>: Sendable {
   /// Holds the derived value and delivers its changes.
   let storage: Atom<Value>
-  private let read: @Sendable () -> Value
+  /// Reads the sources and computes; it holds the sources.
+  // nonisolated(unsafe): written only by `deinit`, when no other reference to the derivation
+  // exists, so no recomputation can read it at the same time.
+  private nonisolated(unsafe) var read: (@Sendable () -> Value)?
   private let isSame: (@Sendable (Value, Value) -> Bool)?
-  /// Serializes recomputations, so an older result never overwrites a newer one. Held while
-  /// reading the sources, never while delivering.
-  private let recomputing = Locked(())
+  private let tickets = Locked(DerivationTickets())
   private let sourceWatches = Locked<[WatchToken]>([])
 
   init<each Source: Watchable>(
@@ -36,16 +43,95 @@ final class Derivation<Value: Sendable>: Sendable {
   /// Recomputes the value from the sources' current values, and delivers the change, if any,
   /// marked with `error`.
   func recompute(error: (any Error)?) {
-    let batch = recomputing.withLock { _ in
-      let new = read()
-      return storage.state.withLock { state in
-        state.update(error: error) { value in
-          if let isSame, isSame(value, new) { return false }
-          value = new
-          return true
-        }.batch
+    guard let read else { return }
+    let ticket = tickets.withLock { $0.take() }
+    let new = read()
+    while true {
+      // With `==`: compare with the value shown now, outside every lock, and remember which
+      // recomputation it came from.
+      var compared: UInt64?
+      var unchanged = false
+      if let isSame {
+        let current = tickets.withLock { tickets -> (shown: UInt64, value: Value)? in
+          guard tickets.shown < ticket else { return nil }
+          return (tickets.shown, storage.value)
+        }
+        guard let current else { return }
+        unchanged = isSame(current.value, new)
+        compared = current.shown
+      }
+      var batch: Delivery<Value>?
+      var replaced = AtomState<Value>.Discarded()
+      let attempt = tickets.withLock { tickets -> DerivationAttempt in
+        let attempt = tickets.attemptToShow(ticket, compared: compared)
+        guard attempt == .shown, !unchanged else { return attempt }
+        batch = storage.state.withLock { state in
+          state.update(error: error, discarding: &replaced) { value in
+            value = new
+            return true
+          }.batch
+        }
+        return attempt
+      }
+      // `replaced` and the compared value are released here, after unlocking.
+      switch attempt {
+      case .shown:
+        if let batch { storage.deliver(batch) }
+        return
+      case .superseded:
+        return
+      case .compareAgain:
+        continue
       }
     }
-    if let batch = consume batch { storage.deliver(batch) }
   }
+
+  deinit {
+    // Cancel the source watches first, then release the sources without nesting: a source may
+    // be a derived atom whose derivation holds its own sources, and so on down a chain.
+    let watches = sourceWatches.withLock { watches in
+      defer { watches = [] }
+      return watches
+    }
+    for watch in watches { watch.cancel() }
+    let read = self.read
+    self.read = nil
+    Trampoline.release(consume read)
+  }
+}
+
+/// The tickets of a ``Derivation``'s recomputations: taken in order, and the last one shown.
+/// (Not generic, so the unspecialized derivation code finds its type without a lookup.)
+struct DerivationTickets: Sendable {
+  /// The last ticket taken; the value made at creation is ticket 0.
+  private(set) var taken: UInt64 = 0
+  /// The ticket of the recomputation the derived value comes from.
+  private(set) var shown: UInt64 = 0
+
+  /// Takes the next ticket.
+  mutating func take() -> UInt64 {
+    taken += 1
+    return taken
+  }
+
+  /// Decides whether the result of recomputation `ticket` may be shown, and records it when it
+  /// may. `compared` is the ticket of the shown value it was compared with, if it was.
+  mutating func attemptToShow(_ ticket: UInt64, compared: UInt64?) -> DerivationAttempt {
+    if let compared, shown != compared {
+      return shown > ticket ? .superseded : .compareAgain
+    }
+    guard shown < ticket else { return .superseded }
+    shown = ticket
+    return .shown
+  }
+}
+
+/// What a recomputation's attempt to show its result came to.
+enum DerivationAttempt {
+  /// Shown (its change, if any, is to be delivered).
+  case shown
+  /// A later recomputation was shown first: this result is stale and is dropped.
+  case superseded
+  /// An earlier recomputation was shown since the comparison: compare again.
+  case compareAgain
 }

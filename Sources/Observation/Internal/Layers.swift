@@ -39,11 +39,14 @@ struct Layers<Value, Waiter> {
     return value
   }
 
-  /// Replaces the confirmed value (a plain update while layers are pending).
+  /// Replaces the confirmed value (a plain update while layers are pending) and returns the
+  /// old one, for the caller to release after unlocking.
   @usableFromInline
-  mutating func setConfirmed(_ value: Value) {
-    confirmed = value
+  mutating func setConfirmed(_ value: Value) -> Value {
     version &+= 1
+    var old = value
+    swap(&confirmed, &old)
+    return old
   }
 
   /// Adds a layer; returns whether it is first in line, so its commit may start at once.

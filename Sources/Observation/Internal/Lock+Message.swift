@@ -2,5 +2,4 @@
 /// holds: user code that runs under an atom's lock used that atom.
 let lockTakenAgainMessage =
   "TinyObservation: an atom was used from inside a closure that runs under its lock — "
-  + "the body of Atom.update(_:), the local change of Atom.update(optimistically:commit:), "
-  + "or a DerivedAtom's computation updated one of its sources"
+  + "the body of Atom.update(_:) or the local change of Atom.update(optimistically:commit:)"

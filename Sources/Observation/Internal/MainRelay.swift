@@ -44,15 +44,16 @@ final class MainRelay<Item: Sendable>: Sendable {
     }
   }
 
-  /// Drops the waiting items; no handler call starts after this returns.
+  /// Drops the waiting items (released after unlocking); no handler call starts after this
+  /// returns.
   func stop() {
-    state.withLock { $0.stop() }
+    _ = state.withLock { $0.stop() }
   }
 
   @MainActor private func drain() {
     while let item = state.withLock({ $0.next() }) {
       if stopped.isRaised {
-        state.withLock { $0.stop() }
+        _ = state.withLock { $0.stop() }
         continue
       }
       handler(item)

@@ -45,10 +45,12 @@ struct RelayState<Item> {
     return nil
   }
 
-  /// Stops the relay: waiting items are dropped and later ones refused.
-  mutating func stop() {
+  /// Stops the relay: later items are refused, and the waiting ones are returned, for the
+  /// caller to release after unlocking (they hold user values).
+  mutating func stop() -> FIFO<Item> {
     isStopped = true
-    waiting.removeAll()
+    defer { waiting = FIFO() }
+    return waiting
   }
 }
 

@@ -31,8 +31,10 @@ struct ActionTurn<Action: Sendable>: Sendable {
     return waiting.removeFirst()
   }
 
-  /// Drops the waiting actions; a running one is not affected.
-  mutating func dropWaiting() {
-    waiting.removeAll()
+  /// Takes the waiting actions out, for the caller to release after its lock; a running one is
+  /// not affected.
+  mutating func dropWaiting() -> [Action] {
+    defer { waiting = [] }
+    return waiting
   }
 }

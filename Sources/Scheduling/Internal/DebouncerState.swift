@@ -1,5 +1,6 @@
-/// The pure state machine of a ``Debouncer``: each step says which action to run and what the
-/// launcher must do. `LimiterCore` runs it under a lock.
+/// The pure state machine of a ``Debouncer``: each step says which action to run, what the
+/// launcher must do, and which actions it dropped. `LimiterCore` runs it under a lock and does
+/// all three after unlocking.
 ///
 /// Every `execute` restarts the launcher, so its first tick comes one full interval after the
 /// latest action; that tick runs the action and stops the launcher.
@@ -15,9 +16,10 @@ struct DebouncerState<Action: Sendable>: LimiterStateMachine {
 
   /// A new action replaces the pending one and restarts the quiet interval.
   mutating func execute(_ action: Action) -> Step {
+    let replaced = pending.take()
     pending = action
     defer { isActive = true }
-    return Step(launcher: isActive ? .restart : .start)
+    return Step(launcher: isActive ? .restart : .start, dropped: replaced)
   }
 
   /// A launcher tick, one quiet interval after the latest action: runs it and goes quiescent.
@@ -37,12 +39,10 @@ struct DebouncerState<Action: Sendable>: LimiterStateMachine {
   }
 
   /// Drops the pending action and the ones waiting to run, and goes quiescent.
-  mutating func cancel() -> LauncherCommand? {
-    pending = nil
-    turn.dropWaiting()
-    guard isActive else { return nil }
-    isActive = false
-    return .stop
+  mutating func cancel() -> Step {
+    defer { isActive = false }
+    return Step(
+      launcher: isActive ? .stop : nil, dropped: pending.take(), droppedWaiting: turn.dropWaiting())
   }
 
   /// Runs the pending action now (or right after a running one) and goes quiescent; `false`

@@ -10,9 +10,8 @@ enum LauncherCommand: Equatable, Sendable {
 extension PeriodicTaskLauncher {
   /// Carries out `command`; `nil` does nothing.
   ///
-  /// The limiters call this with their own lock held, so that the launcher's state always
-  /// follows the order of their steps: launchers never run the task from `start()` or
-  /// `stop()`, so this cannot call back into the limiter.
+  /// The limiters call this with no lock held, one thread at a time, in the order of their
+  /// steps (see `LimiterCore`): the launcher may be the user's own type.
   func perform(_ command: LauncherCommand?) {
     switch command {
     case .start: start()

@@ -1,8 +1,13 @@
 /// What a step of a limiter's state machine asks for: an action to run now, on the calling
-/// thread, and a command for the launcher.
+/// thread, a command for the launcher, and the actions it dropped without running them.
 struct LimiterStep<Action: Sendable>: Sendable {
   var run: Action?
   var launcher: LauncherCommand?
+  /// The pending action the step replaced or cancelled: released by the core after its lock,
+  /// since releasing a user's closure may run a `deinit` that calls the limiter.
+  var dropped: Action?
+  /// The actions that were waiting for the running one and that the step cancelled.
+  var droppedWaiting: [Action] = []
 }
 
 /// The pure state machine behind a ``RateLimiter`` or a ``Debouncer``.
@@ -15,23 +20,46 @@ protocol LimiterStateMachine<Action>: Sendable {
   mutating func tick() -> LimiterStep<Action>
   /// The action that just ran returned: the next one to run on the same thread, if any.
   mutating func finish() -> Action?
-  /// Drops the kept and waiting actions and goes quiescent.
-  mutating func cancel() -> LauncherCommand?
+  /// Drops the kept and waiting actions and goes quiescent; runs nothing.
+  mutating func cancel() -> LimiterStep<Action>
   /// Runs the kept action now; `flushed` is `false` when none was kept.
   mutating func flush() -> (flushed: Bool, step: LimiterStep<Action>)
 }
 
-/// The thin locked shell shared by ``RateLimiter`` and ``Debouncer``: it runs each step of the
-/// state machine under a lock, carries out the launcher command with the lock held (launchers
-/// never run the task from `start()` or `stop()`, so the launcher always follows the order of
-/// the steps), and runs actions with no lock held, one after the other.
+/// The thin locked shell shared by ``RateLimiter`` and ``Debouncer``.
+///
+/// Each step of the state machine runs under the lock; everything that involves code of the
+/// user's runs after it, with no lock held, in this order:
+///
+/// 1. **Launcher commands.** The launcher may be the user's own type, so it is never called
+///    under the lock. Commands are queued under the lock in the order of the steps, and one
+///    thread at a time carries them out: the thread whose step finds nobody calling the
+///    launcher calls it, then carries out the commands queued meanwhile, until none is left;
+///    a thread whose step finds the launcher busy leaves its command to that thread and goes
+///    on. So the launcher follows the order of the steps, a launcher that calls back into the
+///    limiter from `start()` or `stop()` only queues a command, and nothing waits. Ticks that a
+///    command not yet carried out would have prevented find the machine quiescent and do
+///    nothing.
+/// 2. **Dropped actions** (replaced or cancelled), released: their `deinit` may use the
+///    limiter.
+/// 3. **Actions**, one after the other: the one the step asks for, then every one that waited
+///    for it.
 ///
 /// The launcher's task refers to the core weakly, so there is no retain cycle; releasing the
 /// core cancels it.
 final class LimiterCore<Machine: LimiterStateMachine>: Sendable
 where Machine.Action == Work {
+  /// The machine, and the launcher commands it decided that are not carried out yet.
+  private struct State: Sendable {
+    var machine = Machine()
+    /// Commands queued while another thread was calling the launcher, oldest first.
+    var commands: [LauncherCommand] = []
+    /// Whether a thread is calling the launcher (then it also carries out `commands`).
+    var isCallingLauncher = false
+  }
+
   private let launcher: any PeriodicTaskLauncher
-  private let state = Locked(Machine())
+  private let state = Locked(State())
 
   init(interval: Duration, launcher: any PeriodicTaskLauncher) {
     self.launcher = launcher
@@ -48,7 +76,7 @@ where Machine.Action == Work {
   }
 
   func cancel() {
-    state.withLock { launcher.perform($0.cancel()) }
+    perform { $0.cancel() }
   }
 
   func flush() -> Bool {
@@ -65,18 +93,38 @@ where Machine.Action == Work {
     perform { $0.tick() }
   }
 
-  /// Runs one step under the lock, then the action it asks for, and every action that waited
-  /// for it, with no lock held.
+  /// Runs one step under the lock; then, with no lock held, carries out its launcher command
+  /// (and those queued meanwhile) if no other thread is calling the launcher, releases the
+  /// actions it dropped, and runs the action it asks for and every one that waited for it.
   private func perform(_ step: (inout Machine) -> LimiterStep<Work>) {
-    let first = state.withLock { machine in
-      let next = step(&machine)
-      launcher.perform(next.launcher)
-      return next.run
+    var (next, command) = state.withLock { state -> (LimiterStep<Work>, LauncherCommand?) in
+      var next = step(&state.machine)
+      guard let command = next.launcher else { return (next, nil) }
+      next.launcher = nil
+      if state.isCallingLauncher {
+        state.commands.append(command)
+        return (next, nil)
+      }
+      state.isCallingLauncher = true
+      return (next, command)
     }
-    guard let first else { return }
+    while let current = command {
+      launcher.perform(current)
+      command = state.withLock { state in
+        guard !state.commands.isEmpty else {
+          state.isCallingLauncher = false
+          return nil
+        }
+        return state.commands.removeFirst()
+      }
+    }
+    // Released here, after the launcher calls and with no lock held.
+    next.dropped = nil
+    next.droppedWaiting = []
+    guard let first = next.run.take() else { return }
     first.run()
-    while let next = state.withLock({ $0.finish() }) {
-      next.run()
+    while let following = state.withLock({ $0.machine.finish() }) {
+      following.run()
     }
   }
 }

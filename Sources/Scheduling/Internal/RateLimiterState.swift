@@ -1,5 +1,6 @@
-/// The pure state machine of a ``RateLimiter``: each step says which action to run and what
-/// the launcher must do. `LimiterCore` runs it under a lock.
+/// The pure state machine of a ``RateLimiter``: each step says which action to run, what the
+/// launcher must do, and which actions it dropped. `LimiterCore` runs it under a lock and does
+/// all three after unlocking.
 ///
 /// Invariants: a pending action implies active; while an action runs, a tick does nothing
 /// (the pending action waits for the next tick), so actions never overlap.
@@ -18,8 +19,9 @@ struct RateLimiterState<Action: Sendable>: LimiterStateMachine {
   /// launcher starts; active, it replaces the pending action.
   mutating func execute(_ action: Action) -> Step {
     guard !isActive else {
+      let replaced = pending.take()
       pending = action
-      return Step()
+      return Step(dropped: replaced)
     }
     isActive = true
     return Step(run: turn.begin(action), launcher: .start)
@@ -44,12 +46,10 @@ struct RateLimiterState<Action: Sendable>: LimiterStateMachine {
   }
 
   /// Drops the pending action and the ones waiting to run, and goes quiescent.
-  mutating func cancel() -> LauncherCommand? {
-    pending = nil
-    turn.dropWaiting()
-    guard isActive else { return nil }
-    isActive = false
-    return .stop
+  mutating func cancel() -> Step {
+    defer { isActive = false }
+    return Step(
+      launcher: isActive ? .stop : nil, dropped: pending.take(), droppedWaiting: turn.dropWaiting())
   }
 
   /// Runs the pending action now (or right after a running one); `false` when none is pending.

@@ -17,22 +17,40 @@ struct PromiseStorage<Value>: ~Copyable {
   /// the state fulfilled (with the lock held) may read it without the lock.
   let slot: UnsafeMutablePointer<Value>
 
-  /// Storage for a promise that is pending or rejected.
-  init(_ phase: State.Phase) {
-    state = Locked(State(phase))
+  /// Storage for a pending promise.
+  init() {
+    state = Locked(State())
     slot = .allocate(capacity: 1)
   }
 
-  /// Storage for a promise fulfilled with `value`.
+  /// Storage for a promise rejected with `error`, resolved now.
+  init(rejectedWith error: any Error) {
+    state = Locked(State(.rejected(error), stamp: nextResolutionStamp()))
+    slot = .allocate(capacity: 1)
+  }
+
+  /// Storage for a promise fulfilled with `value`, resolved now.
   init(fulfilledWith value: consuming Value) {
     slot = .allocate(capacity: 1)
     slot.initialize(to: value)
-    state = Locked(State(.fulfilled))
+    state = Locked(State(.fulfilled, stamp: nextResolutionStamp()))
   }
 
   deinit {
-    if state.withLock({ $0.isFulfilled }) { slot.deinitialize(count: 1) }
+    // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
+    // and one still delivering them is held alive by the thread that delivers.
+    let (isFulfilled, released) = state.withLock {
+      state -> (Bool, [(id: UInt64, callback: PromiseCallback)]) in
+      if state.isResolved { return (state.isFulfilled, []) }
+      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : [])
+    }
+    if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
+    // The callbacks of a pending promise may hold the next promise of a chain, whose own
+    // callbacks hold the next, and so on: released through the trampoline, the chain is freed
+    // one link after another instead of one `deinit` inside the next. (Consumed, so that no
+    // copy of the array outlives the call: the last reference must go inside it.)
+    if !released.isEmpty { Trampoline.release(consume released) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.

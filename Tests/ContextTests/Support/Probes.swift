@@ -83,3 +83,35 @@ struct WeakReferences {
     references.filter { $0.object != nil }.count
   }
 }
+
+/// A link of a chain of owners: its context holds the next link, so releasing the first
+/// releases the whole chain. It counts its own release.
+final class Link: ContextCarrying, Sendable {
+  let released: Counter
+
+  init(released: Counter) {
+    self.released = released
+  }
+
+  deinit {
+    released.increment()
+  }
+}
+
+/// A link that owns its context (`let contextInfo = ContextInfo()`).
+final class OwnerHeldLink: ContextCarrying, Sendable {
+  let contextInfo = ContextInfo()
+  let released: Counter
+
+  init(released: Counter) {
+    self.released = released
+  }
+
+  deinit {
+    released.increment()
+  }
+}
+
+/// The key under which each link of a chain holds the next one.
+let nextLinkKey = ContextKey<Link>("next")
+let nextOwnerHeldLinkKey = ContextKey<OwnerHeldLink>("next")

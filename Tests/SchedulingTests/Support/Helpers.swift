@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TinyScheduling
 import TinyTestSupport
+import TinyWaiting
 
 /// One step of a script that drives a limiter or a debouncer through a fake launcher.
 ///
@@ -105,8 +106,10 @@ struct StressResult {
 
 /// The number of executing threads in a stress run.
 let stressThreads = 4
-/// The number of `execute` calls each thread of a stress run makes.
-let stressExecutesPerThread = 10_000
+/// The number of `execute` calls each thread of a stress run makes (`TINYBLOCKS_FULL_STRESS=1`
+/// for the full volume; the forced interleavings in the limiter and debouncer tests, not this
+/// volume, are what pin each race).
+let stressExecutesPerThread = stressVolume(full: 10_000, quick: 2_000)
 
 /// The stress test shared by the limiter and the debouncer: on a new thread that plays the
 /// timer, starts `stressThreads` threads that each call `execute` `stressExecutesPerThread`
@@ -122,33 +125,29 @@ func stress(
   await withCheckedContinuation { continuation in
     Thread {
       probe.markFiringThread()
-      let done = DispatchGroup()
-      let ticked = DispatchSemaphore(value: 0)
+      let finished = Counter()
+      let ticked = Gate()
       for thread in 0..<stressThreads {
-        done.enter()
         Thread {
           for index in 0..<stressExecutesPerThread {
             execute { probe.ran(thread: thread, index: index) }
-            if index == 0 {
-              ticked.wait()
-              ticked.signal()
-            }
+            if index == 0 { ticked.wait() }
           }
-          done.leave()
+          finished.increment()
         }.start()
       }
       var result = StressResult()
-      while done.wait(timeout: .now()) == .timedOut {
+      while finished.value < stressThreads {
         let before = probe.runsOnFiringThread
         if launcher.fire() {
           result.ticks += 1
-          if result.ticks == 1 { ticked.signal() }
+          if result.ticks == 1 { ticked.open() }
         }
         result.maxActionsPerTick = max(
           result.maxActionsPerTick, probe.runsOnFiringThread - before)
-        // Pacing, not synchronisation: a timer that spun a core would starve the real-time
-        // tests that run in parallel (under the thread sanitizer, on two cores).
-        usleep(20)
+        // Pacing, not synchronisation: a timer that spun a core would starve the real-time tests
+        // that run in parallel (under the thread sanitizer, on two cores).
+        usleep(20)  // timing: pacing only
       }
       while launcher.fire() {}
       continuation.resume(returning: result)
@@ -174,4 +173,22 @@ func expectStressInvariants(
     #expect(Set(indices).count == indices.count, sourceLocation: sourceLocation)
   }
   #expect(runs.last?.index == stressExecutesPerThread - 1, sourceLocation: sourceLocation)
+}
+
+/// Returns once a plain Dispatch timer on `queue` has ticked `ticks` times at `interval`: by
+/// then at least that much time has passed, and every block `queue` had to run before those
+/// ticks has run. It lets a test state that something did *not* happen over a span of real
+/// time, independently of the launcher under test.
+func witnessTicks(_ ticks: Int, every interval: Duration, on queue: DispatchQueue) async {
+  let ticked = Waiter(count: ticks)
+  let timer = DispatchSource.makeTimerSource(queue: queue)
+  let nanoseconds =
+    Int(interval.components.attoseconds / 1_000_000_000)
+    + Int(interval.components.seconds) * 1_000_000_000
+  timer.setEventHandler { ticked.finish() }
+  timer.schedule(
+    deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+  timer.resume()
+  #expect(await ticked.wait(timeout: .seconds(10)), "the witness timer ticked \(ticks) times")
+  timer.cancel()
 }

@@ -39,7 +39,7 @@ func run<Machine: LimiterStateMachine<String>>(_ script: String, on _: Machine.T
       log(step.launcher)
       start(step.run)
     case "C":
-      log(machine.cancel())
+      log(machine.cancel().launcher)
     case "F":
       let (flushed, step) = machine.flush()
       if !flushed { out.append("f") }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TinyTestSupport
+import TinyWaiting
 
 /// The error that test promises are rejected with.
 struct TestError: Error, Equatable {
@@ -51,4 +52,80 @@ extension Result {
 func isCancellation<Value>(_ result: Result<Value, any Error>?) -> Bool {
   if case .failure(let error)? = result { return error is CancellationError }
   return false
+}
+
+/// The stack size of a dispatch worker thread on Apple platforms: the smallest stack that
+/// promise work meets in practice.
+let smallStackSize = 512 * 1024
+
+/// Runs `body` on a new thread with a 512 KB stack and returns its result, without blocking the
+/// caller's thread.
+func onSmallStack<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+  await withCheckedContinuation { continuation in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.stackSize = smallStackSize
+    thread.start()
+  }
+}
+
+/// A task executor that runs nothing until the test says so: the jobs of a task started with
+/// `Task(executorPreference:)` wait here until ``runUntilIdle()`` runs them on the calling
+/// thread. When it returns, every such task has run as far as it can: it has finished, or it is
+/// suspended, waiting for something outside the executor (a continuation, a sleep). After
+/// ``runFreely()``, jobs run on their own, on Dispatch's global queue.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class ManualExecutor: TaskExecutor, Sendable {
+  private let jobs = Recorder<UnownedJob>()
+  private let isFree = Gate()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    jobs.record(UnownedJob(job))
+    // Recorded first: a `runFreely()` that opens the gate after this check still finds it.
+    if isFree.isOpen { flush() }
+  }
+
+  /// Runs the queued jobs, and those they queue, until none is left.
+  func runUntilIdle() {
+    while case let batch = jobs.removeAll(), !batch.isEmpty {
+      for job in batch {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
+    }
+  }
+
+  /// Lets every job, queued now or later, run on its own.
+  func runFreely() {
+    isFree.open()
+    flush()
+  }
+
+  private func flush() {
+    for job in jobs.removeAll() {
+      DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+  }
+}
+
+/// The calling thread's `pthread_t` as a number (an integer or a pointer, one word either
+/// way), to tell threads apart.
+func currentThreadNumber() -> UInt {
+  number(pthread_self())
+}
+
+/// A one-word value as a number.
+private func number<Word>(_ word: Word) -> UInt {
+  unsafeBitCast(word, to: UInt.self)
+}
+
+/// Whether `task` finishes within `timeout`: await its value only once this says so, so that a
+/// broken build fails the test instead of hanging it.
+func finishes<Success: Sendable, Failure: Error>(
+  _ task: Task<Success, Failure>, within timeout: Duration = .seconds(30)
+) async -> Bool {
+  let done = Waiter()
+  Task {
+    _ = await task.result
+    done.finish()
+  }
+  return await done.wait(timeout: timeout)
 }
