@@ -6,7 +6,7 @@ import TinyTestSupport
 /// The four shapes of code that waits, each tested on a `ManualClock` with no real waiting.
 /// Each body returns whether everything it checked held, so that the same body serves these
 /// tests, their XCTest versions and the 1,000-run count under load.
-@Suite(.timeLimit(.minutes(1))) struct ManualClockShapeTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
   @Test func aRetryLoopBacksOffOneTwoFourSeconds() async throws {
     #expect(try await retryLoopBacksOff())
   }

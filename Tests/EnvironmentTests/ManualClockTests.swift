@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ManualClockTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockTests {
   @Test func timeStandsStillUntilTheTestMovesIt() async throws {
     let clock = ManualClock()
     #expect(clock.now == .init())
@@ -197,7 +197,7 @@ import TinyTestSupport
   }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ImmediateClockTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ImmediateClockTests {
   @Test func sleepsReturnAtOnceAndCountVirtualTime() async throws {
     let clock = ImmediateClock()
     // timing: virtual time, which only the test moves
@@ -241,7 +241,7 @@ import TinyTestSupport
   }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct WorldClockTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WorldClockTests {
   @Test func theLiveWorldUsesTheContinuousClockAndTheMockAManualOne() {
     #expect(World.live.clock is ContinuousClock)
     #expect(World.mock.clock is ManualClock)
