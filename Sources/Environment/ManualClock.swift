@@ -39,6 +39,15 @@ import Foundation
 /// (its `sleep` call has returned) before the next wakes, but may still be running when
 /// `advance` returns.
 ///
+/// **Work that was already running is not settled.** A settle follows the woken task and what
+/// it sets off; it cannot wait for a task that was running (not suspended) when `advance`
+/// began. The usual case is the task that owns a task group, between adding its children and
+/// awaiting `next()`: if a child the clock wakes finishes in that window, the owner takes the
+/// result on its own thread when it gets there, possibly after `advance` has returned. (With
+/// four threads spinning on two cores, a timeout test hit that window about once in 3,000
+/// runs.) So check what such an owner does after awaiting its task's value or result, not
+/// right after `advance`.
+///
 /// **Before advancing.** A task that was just started may not have reached its sleep yet;
 /// time moved before it sleeps does not count for it. Wait for it with
 /// ``waitForSleepers(_:timeout:)``.

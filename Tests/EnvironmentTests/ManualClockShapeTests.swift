@@ -127,8 +127,10 @@ func timeoutFires() async -> Bool {
     }
     await clock.waitForSleepers(2)
     await clock.advance(by: .seconds(5))
-    let left = clock.sleeperCount  // 0: the slow work was cancelled and left the clock
+    // Read once the task that owns the group has its result: that task may have been running,
+    // not yet waiting on the group, when the clock woke the timeout (see ManualClock's docs).
     let outcome = await slow.result
+    let left = clock.sleeperCount  // 0: the slow work was cancelled and left the clock
     guard case .failure(let error) = outcome else { return false }
     return left == 0 && error is TimeoutError
   }
@@ -147,8 +149,9 @@ func timeoutDoesNotFire() async throws -> Bool {
     }
     await clock.waitForSleepers(2)
     await clock.advance(by: .seconds(2))
+    let value = try await quick.value  // the group's owner has its result (see above)
     let left = clock.sleeperCount  // 0: the timeout's own sleep was cancelled
-    return try await quick.value == 42 && left == 0
+    return value == 42 && left == 0
   }
 }
 
