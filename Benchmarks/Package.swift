@@ -21,7 +21,13 @@ let suites: [(block: String, peers: [Target.Dependency])] = [
       .product(name: "CombineSchedulers", package: "combine-schedulers"),
     ]
   ),
-  ("Environment", [.product(name: "Dependencies", package: "swift-dependencies")]),
+  (
+    "Environment",
+    [
+      .product(name: "Dependencies", package: "swift-dependencies"),
+      .product(name: "Clocks", package: "swift-clocks"),
+    ]
+  ),
 ]
 
 let package = Package(
@@ -33,6 +39,7 @@ let package = Package(
       url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/apple/swift-algorithms", exact: "1.2.1"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
     .package(url: "https://github.com/apple/swift-async-algorithms", exact: "1.1.4"),
     .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
@@ -66,6 +73,16 @@ let package = Package(
       name: "WaitingMainThreadLatency",
       dependencies: [.product(name: "TinyWaiting", package: root), "WaitingLatencySupport"],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
+    // The same clock-driven tests, 1,000 times under load, on `ManualClock` and on swift-clocks'
+    // `TestClock`: how many went wrong. `swift run -c release EnvironmentClockFlakes [runs]`.
+    .executableTarget(
+      name: "EnvironmentClockFlakes",
+      dependencies: [
+        .product(name: "TinyEnvironment", package: root),
+        .product(name: "Clocks", package: "swift-clocks"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
   ]
 )

@@ -36,8 +36,10 @@
 /// Outside tests, the world is meant to be set once, at launch; `.ci/check-current-assignments`
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
-/// - Complexity: O(1). Reading it takes one uncontended lock when no scope exists anywhere in
-///   the process, plus a task-local lookup and one more lock when one does.
+/// - Complexity: O(1). With no scope anywhere in the process, a read takes one uncontended lock
+///   and copies one reference; inside a scope, it looks the scope up (a task-local read) and
+///   reads the world the scope started with without a lock (after an assignment inside the
+///   scope, behind the scope's lock).
 public var Current: World {
   get { Scopes.shared.current }
   set { Scopes.shared.current = newValue }

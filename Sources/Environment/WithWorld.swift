@@ -36,11 +36,19 @@ public func withWorld<Output, Failure: Error>(
 /// and changes it; `operation` then runs in a scope with the changed world, exactly as with
 /// `withWorld(_:operation:)`. If `modify` throws, `operation` does not run.
 ///
+/// Outside every scope, while the global world is live, there is no world a test should
+/// change: the copy would be the live world, with its real services and storage. The call then
+/// stops the program with a message that says what to write instead — `withWorld(.mock) { … }`
+/// and assignments inside, or `withWorld(.live) { … }` around it to mean the live world. Inside a
+/// scope, or when the global world was set to a mock world, it starts from that world.
+///
 /// ```swift
-/// withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
-///   Current.locale.identifier          // "es_ES"
+/// withWorld(.mock) {
+///   withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
+///     Current.locale.identifier          // "es_ES"
+///   }
+///   try withWorld({ try $0.setTimeZone(identifier: "Pacific/Honolulu") }) { … }
 /// }
-/// try withWorld({ try $0.setTimeZone(identifier: "Pacific/Honolulu") }) { … }
 /// ```
 ///
 /// - Parameters:
@@ -52,7 +60,7 @@ public func withWorld<Output, Failure: Error>(
   _ modify: (inout World) throws(Failure) -> Void,
   operation: () throws(Failure) -> Output
 ) throws(Failure) -> Output {
-  var world = Current
+  var world = Scopes.shared.worldToModify()
   try modify(&world)
   return try Scopes.shared.run(world, operation)
 }
@@ -93,10 +101,14 @@ public func withWorld<Output, Failure: Error>(
 ///
 /// `modify` changes a copy of the current world; `operation` then runs in a scope with it, as
 /// with `withWorld(_:isolation:operation:)`. If `modify` throws, `operation` does not run.
+/// Outside every scope, while the global world is live, it stops the program, as the
+/// synchronous form does.
 ///
 /// ```swift
-/// await withWorld({ $0.date = { .distantPast } }) {
-///   await archive.expireOldEntries()
+/// await withWorld(.mock) {
+///   await withWorld({ $0.date = { .distantPast } }) {
+///     await archive.expireOldEntries()
+///   }
 /// }
 /// ```
 ///
@@ -111,7 +123,7 @@ public func withWorld<Output, Failure: Error>(
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws(Failure) -> Output
 ) async throws(Failure) -> Output {
-  var world = Current
+  var world = Scopes.shared.worldToModify()
   try modify(&world)
   return try await Scopes.shared.run(world, isolation: isolation, operation)
 }

@@ -4,19 +4,26 @@ extension World {
   /// The real world: the system clock, the user's calendar, locale, time zone and languages,
   /// random UUIDs, the standard user defaults, and every ``WorldKey``'s `liveValue`.
   ///
-  /// A new value on every access. Calendar, locale and time zone follow the system's settings
-  /// as they change (`autoupdatingCurrent`); `preferredLanguages` is read when the world is
-  /// made. ``Current`` starts as the live world.
+  /// A new value on every access. Locale and time zone follow the system's settings as they
+  /// change (`autoupdatingCurrent`), and so do the calendar's, which are the world's
+  /// (`calendar.timeZone == timeZone` and `calendar.locale == locale`); the calendar's system
+  /// (Gregorian, Buddhist, …) and `preferredLanguages` are read when the world is made.
+  /// `clock` is a `ContinuousClock`. ``Current`` starts as the live world.
   ///
   /// ```swift
   /// Current = .live        // back to the real world, outside any scope
   /// ```
   public static var live: World {
-    World(
+    var calendar = Calendar.autoupdatingCurrent
+    calendar.timeZone = .autoupdatingCurrent
+    calendar.locale = .autoupdatingCurrent
+    return World(
       Fields(
         Fields.Values(
           date: { Date() },
-          calendar: .autoupdatingCurrent,
+          dateFollowsClock: false,
+          clock: ContinuousClock(),
+          calendar: calendar,
           locale: .autoupdatingCurrent,
           timeZone: .autoupdatingCurrent,
           preferredLanguages: Locale.preferredLanguages,
@@ -29,15 +36,18 @@ extension World {
 
   /// A deterministic world for tests and previews, never touching a live service.
   ///
-  /// - `date()` is always the reference date, 2001-01-01 00:00:00 UTC.
-  /// - The calendar is Gregorian, the time zone UTC, the locale `en_US`, and the preferred
-  ///   languages `["en"]`.
+  /// - `clock` is a new ``ManualClock``: sleeps on it end only when the test moves it.
+  /// - `date()` is the reference date, 2001-01-01 00:00:00 UTC, plus the time the clock has
+  ///   moved: the reference date until the test advances the clock.
+  /// - The calendar is Gregorian, the time zone UTC (Foundation on Linux names it `"GMT"`; the
+  ///   offset is zero either way), the locale `en_US`, and the preferred languages `["en"]`.
   /// - `uuid()` returns `00000000-0000-0000-0000-000000000000`, `…-000000000001`, … in order.
   /// - `storage` is an empty in-memory store: nothing is read from or written to disk.
   /// - A ``WorldKey`` gives its `mockValue`, never its `liveValue`.
   ///
-  /// Every access makes a new world, with a UUID sequence that starts again at zero and a new
-  /// empty store; copies of one mock world share its sequence and its store.
+  /// Every access makes a new world, with a new clock, a UUID sequence that starts again at zero
+  /// and a new empty store; copies of one mock world share its clock, its sequence and its
+  /// store.
   ///
   /// ```swift
   /// withWorld(.mock) {
@@ -53,10 +63,13 @@ extension World {
     calendar.timeZone = utc
     calendar.locale = locale
     let uuids = SequentialUUIDs()
+    let clock = ManualClock()
     return World(
       Fields(
         Fields.Values(
-          date: { Date(timeIntervalSinceReferenceDate: 0) },
+          date: World.date(following: clock),
+          dateFollowsClock: true,
+          clock: clock,
           calendar: calendar,
           locale: locale,
           timeZone: utc,

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The outside world an app reads: the clock, the calendar, the locale, the time zone, the
-/// user's languages, new UUIDs, persistent storage, and the app's own clients.
+/// The outside world an app reads: the date and a clock to sleep on, the calendar, the locale,
+/// the time zone, the user's languages, new UUIDs, persistent storage, and the app's own
+/// clients.
 ///
 /// Read the world through ``Current`` instead of calling `Date()`, `Locale.current` or a
 /// singleton, and a test can replace any of it with `withWorld(_:operation:)`:
@@ -36,19 +37,53 @@ public struct World: Sendable {
     self.fields = fields
   }
 
-  /// Returns the current date and time: `Date()` in the live world, the reference date
-  /// (2001-01-01 00:00:00 UTC) in the mock world.
+  /// Returns the current date and time: `Date()` in the live world; in the mock world, the
+  /// reference date (2001-01-01 00:00:00 UTC) plus the time the world's ``clock`` has moved.
   ///
-  /// Replace it to travel in time, and assign `Date.init` to return to the live clock:
+  /// Replace it to travel in time, and assign `Date.init` to return to the live date:
   ///
   /// ```swift
-  /// Current.date = { .distantPast }
-  /// Current.date()             // 0001-01-01 00:00:00 +0000
-  /// Current.date = Date.init   // the live clock again
+  /// let moonLanding = Date(timeIntervalSince1970: -14_182_940)
+  /// Current.date = { moonLanding }
+  /// Current.date()             // 1969-07-20 20:17:40 +0000
+  /// Current.date = Date.init   // the live date again
   /// ```
+  ///
+  /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
-    get { fields.date }
-    set { update { $0.date = newValue } }
+    get { fields.values.date }
+    set {
+      update {
+        $0.date = newValue
+        $0.dateFollowsClock = false
+      }
+    }
+  }
+
+  /// The clock that code sleeps on and measures time with: a `ContinuousClock` in the live
+  /// world, a ``ManualClock`` that stands still until the test moves it in the mock world.
+  ///
+  /// Sleep and measure through it instead of `Task.sleep` or `ContinuousClock()`, and a test
+  /// controls every wait:
+  ///
+  /// ```swift
+  /// try await Current.clock.sleep(for: .seconds(2))   // two seconds live; until advanced in a test
+  /// let elapsed = Current.clock.measure { work() }
+  /// ```
+  ///
+  /// In a world made from ``World/mock`` whose `date` was never set, `date()` follows the clock
+  /// while it is a ``ManualClock`` or an ``ImmediateClock``: it is the reference date plus the
+  /// time the clock has moved, so one `advance` moves both. Setting `date` ends that; setting
+  /// another clock makes `date()` follow the new one (or stay at the reference date, for a
+  /// clock whose time is real).
+  public var clock: any Clock<Duration> {
+    get { fields.values.clock }
+    set {
+      update {
+        $0.clock = newValue
+        if $0.dateFollowsClock { $0.date = World.date(following: newValue) }
+      }
+    }
   }
 
   /// The calendar: `Calendar.autoupdatingCurrent` in the live world, the Gregorian calendar in
@@ -148,6 +183,15 @@ public struct World: Sendable {
     set { update { $0.storage = newValue } }
   }
 
+  /// The mock world's date: the reference date plus the time `clock` has moved, for a clock
+  /// whose time is virtual; the reference date for any other.
+  static func date(following clock: any Clock<Duration>) -> @Sendable () -> Date {
+    guard let virtual = clock as? any VirtualTimeClock else {
+      return { Date(timeIntervalSinceReferenceDate: 0) }
+    }
+    return { Date(timeIntervalSinceReferenceDate: virtual.elapsed.seconds) }
+  }
+
   /// Replaces the fields with a changed copy.
   mutating func update(_ change: (inout Fields.Values) -> Void) {
     var values = fields.values
@@ -170,6 +214,9 @@ extension World {
     /// The fields themselves.
     struct Values: Sendable {
       var date: @Sendable () -> Date
+      /// Whether `date` is the mock world's, following `clock`.
+      var dateFollowsClock: Bool
+      var clock: any Clock<Duration>
       var calendar: Calendar
       var locale: Locale
       var timeZone: TimeZone

@@ -10,8 +10,10 @@
 /// }
 ///
 /// enum APIKey: WorldKey {
-///   static let liveValue = API(fetchCurrentUser: { try await URLSession.shared.user() })
-///   static let mockValue = API(fetchCurrentUser: { User(name: "Ada") })
+///   static let liveValue = API(fetchCurrentUser: { try await HTTPClient.shared.currentUser() })
+///   static let mockValue = API(fetchCurrentUser: {
+///     User(name: "Ada", joined: Date(timeIntervalSinceReferenceDate: 0))
+///   })
 /// }
 ///
 /// extension World {
@@ -32,9 +34,9 @@
 /// `mockValue` is optional to declare. A key without one makes a mock world **stop the
 /// program** when the key is read and no value was set for it, with a message naming the key:
 /// a test that forgot to set up a client fails loudly instead of calling the live service.
-/// Assigning the whole field first (`Current.api = .failing`) is always fine; changing one
-/// member of it (`Current.api.fetchCurrentUser = …`) reads the field first, so it needs a
-/// `mockValue` or an earlier assignment.
+/// Assigning the whole field first (`Current.api = API(fetchCurrentUser: { … })`) is always
+/// fine; changing one member of it (`Current.api.fetchCurrentUser = …`) reads the field first,
+/// so it needs a `mockValue` or an earlier assignment.
 public protocol WorldKey {
   /// The type of the field's value.
   associatedtype Value: Sendable
@@ -72,8 +74,8 @@ extension World {
   /// the field like a built-in one; see ``WorldKey``.
   ///
   /// ```swift
-  /// Current[APIKey.self] = .failing
-  /// Current[APIKey.self].fetchCurrentUser     // the failing client's closure
+  /// Current[APIKey.self] = API(fetchCurrentUser: { throw APIError(code: 401) })
+  /// Current[APIKey.self].fetchCurrentUser     // the closure just set
   /// ```
   ///
   /// - Parameter key: The key's type.

@@ -81,20 +81,42 @@ let environmentChapter = Chapter(
   say("Time travel, inside a scope so nothing else is affected:")
   withWorld(.live) {
     show("Current.date()", Current.date())
-    Current.date = { .distantPast }  // allow-current-assignment
-    show("Current.date = { .distantPast }; Current.date()", Current.date())
+    let moonLanding = Date(timeIntervalSince1970: -14_182_940)
+    Current.date = { moonLanding }  // allow-current-assignment
+    show("Current.date = { moonLanding }; Current.date()", Current.date())
     Current.date = Date.init  // allow-current-assignment
     show("Current.date = Date.init; Current.date()", Current.date())
   }
 
-  say("")
+  print()
+  say("Code that sleeps for an hour, tested in an instant on the mock world's manual clock:")
+  let realStart = ContinuousClock.now
+  let clock = ManualClock()
+  let (beforeAdvance, woke) = await withWorld(.mock) { () async -> (Int, Date?) in
+    Current.clock = clock  // allow-current-assignment
+    let reminder = Task { () async throws -> Date in
+      try await Current.clock.sleep(for: .seconds(3600))
+      return Current.date()
+    }
+    await clock.waitForSleepers()
+    let sleeping = clock.sleeperCount
+    await clock.advance(by: .seconds(3600))
+    return (sleeping, try? await reminder.value)
+  }
+  show("clock.sleeperCount  // before advancing", beforeAdvance)
+  show(
+    "await clock.advance(by: .seconds(3600))", "the reminder woke at \(woke.map { "\($0)" } ?? "—")"
+  )
+  show("real time taken < 1 second", ContinuousClock.now - realStart < .seconds(1))
+
+  print()
   say("A Spanish speaker in Honolulu using the Buddhist calendar:")
-  try withWorld({
-    $0.calendar = Calendar(identifier: .buddhist)
-    try $0.setLocale(identifier: "es_ES")
-    try $0.setTimeZone(identifier: "Pacific/Honolulu")
-    $0.date = { Date(timeIntervalSince1970: 1_536_894_000) }  // 2018-09-14 03:00 UTC
-  }) {
+  var honolulu = World.mock
+  honolulu.calendar = Calendar(identifier: .buddhist)
+  try honolulu.setLocale(identifier: "es_ES")
+  try honolulu.setTimeZone(identifier: "Pacific/Honolulu")
+  honolulu.date = { Date(timeIntervalSince1970: 1_536_894_000) }  // 2018-09-14 03:00 UTC
+  withWorld(honolulu) {
     show(
       "Current.dateFormatter().string(from: Current.date())",
       Current.dateFormatter().string(from: Current.date()))
@@ -109,7 +131,7 @@ let environmentChapter = Chapter(
     show("world.setTimeZone(identifier: \"Mars/Olympus\")", "throws \(error)")
   }
 
-  say("")
+  print()
   say("The same screen logic, with a simulated logged-in user and a simulated API error:")
   let events = EventLog()
   var loggedIn = World.mock
@@ -125,24 +147,17 @@ let environmentChapter = Chapter(
   }
   show("events.recorded  // the captured analytics", events.recorded)
 
-  say("")
+  print()
   say("Scopes follow tasks, so parallel work (and parallel tests) never see each other's world:")
-  let greetings = await withTaskGroup(of: String.self) { group in
-    for (language, key) in [("es", "es_ES"), ("fr", "fr_FR"), ("ja", "ja_JP")] {
-      group.addTask {
-        withWorld({ $0.locale = Locale(identifier: key) }) {
-          let name = Current.locale.localizedString(forLanguageCode: language) ?? language
-          return "\(language): \(name)"
-        }
-      }
-    }
-    return await group.reduce(into: []) { $0.append($1) }.sorted()
+  let greetings = await withWorld(.mock) { () async -> [String] in
+    await threeWorlds()
   }
   show("three tasks, three worlds", greetings)
 
-  say("")
+  print()
   say("A dispatch queue does not follow the scope; carry the world along:")
-  let (direct, carried) = await withWorld({ $0.preferredLanguages = ["es"] }) {
+  let (direct, carried) = await withWorld(.mock) { () async -> (Bool, Bool) in
+    Current.preferredLanguages = ["es"]  // allow-current-assignment
     let world = Current
     return await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
@@ -154,4 +169,19 @@ let environmentChapter = Chapter(
   }
   show("queue.async { Current… }  // sees the scope?", direct)
   show("queue.async { withWorld(world) { Current… } }", carried)
+}
+
+/// Three child tasks, each in a world of its own made from the scope's.
+func threeWorlds() async -> [String] {
+  await withTaskGroup(of: String.self) { group in
+    for (language, key) in [("es", "es_ES"), ("fr", "fr_FR"), ("ja", "ja_JP")] {
+      group.addTask {
+        withWorld({ $0.locale = Locale(identifier: key) }) {
+          let name = Current.locale.localizedString(forLanguageCode: language) ?? language
+          return "\(language): \(name)"
+        }
+      }
+    }
+    return await group.reduce(into: []) { $0.append($1) }.sorted()
+  }
 }

@@ -30,6 +30,17 @@ import TinyTestSupport
     #expect(currentMarker != marker)
   }
 
+  @Test func theChangingFormStartsFromAMockGlobalWorld() {
+    let saved = Current
+    defer { Current = saved }
+    let (world, marker) = markedWorld()
+    Current = world
+    withWorld({ $0.date = { .distantFuture } }) {
+      #expect(currentMarker == marker)
+      #expect(Current.date() == .distantFuture)
+    }
+  }
+
   @Test func theGlobalWorldStartsLive() throws {
     // Every test restores the global world, which the process starts with as World.live.
     let before = Date()

@@ -215,7 +215,8 @@ import TinyTestSupport
   @Test(arguments: StoreKind.allCases)
   func aDeinitRunByReplacingTheWorldCanUseItsStore(kind: StoreKind) {
     kind.withStore { store in
-      withWorld({ $0.storage = store }) {
+      withWorld(.mock) {
+        Current.storage = store
         let seen = Recorder<Int?>()
         do {
           let probe = OnDeinit {

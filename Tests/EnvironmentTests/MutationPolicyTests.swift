@@ -49,10 +49,13 @@ import TinyTestSupport
       try Current.setLocale(identifier: "es")
       configure(&Current)
       Current.api.track = { _ in }
+      Current.clock = ImmediateClock()
+      Current . clock=ContinuousClock()
+      let elapsed = Current.clock.measure { work() }
       """
     let (status, flagged) = try check(["App/Model.swift": app])
     #expect(status == 1)
-    #expect(flagged["Model.swift"] == [2, 3, 4, 5, 6, 7, 8, 9])
+    #expect(flagged["Model.swift"] == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
   }
 
   @Test func readsCommentsStringsAndTestsAreFine() throws {

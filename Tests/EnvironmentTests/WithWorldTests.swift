@@ -89,12 +89,36 @@ import TinyTestSupport
       #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
     }
     let ran = Counter()
-    #expect(throws: WorldError.unknownTimeZoneIdentifier("Mars/Olympus")) {
-      try withWorld({ try $0.setTimeZone(identifier: "Mars/Olympus") }) { ran.increment() }
+    try withWorld(.mock) {
+      #expect(throws: WorldError.unknownTimeZoneIdentifier("Mars/Olympus")) {
+        try withWorld({ try $0.setTimeZone(identifier: "Mars/Olympus") }) { ran.increment() }
+      }
+      #expect(ran.value == 0)
+      try withWorld({ try $0.setTimeZone(identifier: "Pacific/Honolulu") }) {
+        #expect(Current.timeZone.identifier == "Pacific/Honolulu")
+      }
     }
-    #expect(ran.value == 0)
-    try withWorld({ try $0.setTimeZone(identifier: "Pacific/Honolulu") }) {
-      #expect(Current.timeZone.identifier == "Pacific/Honolulu")
+  }
+
+  @Test func theChangingFormStopsOutsideEveryScopeWhileTheGlobalWorldIsLive() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      withWorld({ $0.locale = Locale(identifier: "es_ES") }) {}
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("while the global world is live"))
+    #expect(message.contains("withWorld(.mock)"))
+    let asyncResult = await #expect(processExitsWith: .failure) {
+      await withWorld({ $0.locale = Locale(identifier: "es_ES") }) { () async in }
+    }
+    #expect(asyncResult != nil)
+  }
+
+  @Test func theChangingFormStartsFromAnExplicitLiveScope() {
+    withWorld(.live) {
+      withWorld({ $0.preferredLanguages = ["x-live-based"] }) {
+        #expect(Current.preferredLanguages == ["x-live-based"])
+        #expect(Current.storage.value(forKey: "x-never-written") == nil)
+      }
     }
   }
 
@@ -105,13 +129,17 @@ import TinyTestSupport
       return currentMarker
     }
     #expect(seen == marker)
-    let changed = await withWorld({ $0.date = { .distantFuture } }) { () async -> Date in
-      await Task.yield()
-      return Current.date()
+    let changed = await withWorld(world) { () async -> Date in
+      await withWorld({ $0.date = { .distantFuture } }) { () async -> Date in
+        await Task.yield()
+        return Current.date()
+      }
     }
     #expect(changed == .distantFuture)
-    await #expect(throws: WorldError.unknownLocaleIdentifier("Klingon")) {
-      try await withWorld({ try $0.setLocale(identifier: "Klingon") }) { () async in }
+    await withWorld(world) { () async -> Void in
+      _ = await #expect(throws: WorldError.unknownLocaleIdentifier("Klingon")) {
+        try await withWorld({ try $0.setLocale(identifier: "Klingon") }) { () async in }
+      }
     }
   }
 
@@ -218,10 +246,9 @@ import TinyTestSupport
     let mismatches = await withTaskGroup(of: Int.self) { group in
       for index in 0..<100 {
         group.addTask {
-          await withWorld({
-            $0.date = { Date(timeIntervalSince1970: Double(index)) }
-            $0.preferredLanguages = ["x-\(index)"]
-          }) {
+          await withWorld(.mock) { () async -> Int in
+            Current.date = { Date(timeIntervalSince1970: Double(index)) }
+            Current.preferredLanguages = ["x-\(index)"]
             var wrong = 0
             for round in 0..<3 {
               if round == 1 { await rendezvous.arrive() }  // all 100 scopes are open now
@@ -246,8 +273,10 @@ import TinyTestSupport
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       for round in 0..<rounds {
         let stamp = Date(timeIntervalSince1970: Double(thread * rounds + round))
-        withWorld({ $0.date = { stamp } }) {
-          if Current.date() == stamp { correct.increment() }
+        withWorld(.mock) {
+          withWorld({ $0.date = { stamp } }) {
+            if Current.date() == stamp { correct.increment() }
+          }
         }
       }
     }
@@ -263,12 +292,14 @@ import TinyTestSupport
     do {
       let tracked = Canary()
       weakSync = tracked
-      withWorld({
-        $0.date = { [tracked] in
-          _ = tracked; return .distantPast
+      withWorld(.mock) {
+        withWorld({
+          $0.date = { [tracked] in
+            _ = tracked; return .distantPast
+          }
+        }) {
+          aliveInScope = weakSync != nil
         }
-      }) {
-        aliveInScope = weakSync != nil
       }
     }
     #expect(aliveInScope)
@@ -276,12 +307,14 @@ import TinyTestSupport
     do {
       let tracked = Canary()
       weakAsync = tracked
-      await withWorld({
-        $0.uuid = { [tracked] in
-          _ = tracked; return UUID()
+      await withWorld(.mock) { () async in
+        await withWorld({
+          $0.uuid = { [tracked] in
+            _ = tracked; return UUID()
+          }
+        }) {
+          await Task.yield()
         }
-      }) {
-        await Task.yield()
       }
     }
     #expect(weakAsync == nil)

@@ -61,6 +61,17 @@ import TinyTestSupport
     #expect(world.timeZone.identifier == TimeZone.current.identifier)
     #expect(world.locale.identifier == Locale.current.identifier)
     #expect(world.calendar.identifier == Calendar.current.identifier)
+    // The calendar's time zone and locale are the world's, as in every world.
+    #expect(world.calendar.timeZone == world.timeZone)
+    #expect(world.calendar.locale == world.locale)
+  }
+
+  @Test func theMockTimeZoneHasNoOffsetWhateverFoundationCallsIt() {
+    let zone = World.mock.timeZone
+    #expect(zone.secondsFromGMT(for: .distantPast) == 0)
+    #expect(zone.secondsFromGMT(for: .distantFuture) == 0)
+    #expect(["UTC", "GMT"].contains(zone.identifier))
+    #expect(World.mock.calendar.timeZone == zone)
   }
 
   @Test func aDeinitThatDrawsFromTheMockSequenceContinuesIt() {

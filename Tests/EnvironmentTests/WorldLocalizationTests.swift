@@ -37,8 +37,10 @@ import TinyTestSupport
     throws
   {
     try Self.withAppBundle { bundle in
-      withWorld({ $0.preferredLanguages = languages }) {
-        #expect(Current.localizedString(key, value: "fallback", bundle: bundle) == expected)
+      withWorld(.mock) {
+        withWorld({ $0.preferredLanguages = languages }) {
+          #expect(Current.localizedString(key, value: "fallback", bundle: bundle) == expected)
+        }
       }
     }
   }

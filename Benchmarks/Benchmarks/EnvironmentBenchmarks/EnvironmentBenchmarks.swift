@@ -38,6 +38,35 @@ struct DependencyReader: Sendable {
   @Dependency(\.locale) var locale
 }
 
+/// The fixed `date` closure every `date()` floor and variant calls.
+let fixedDate: @Sendable () -> Date = { Date(timeIntervalSinceReferenceDate: 0) }
+
+/// A world whose `date` is `fixedDate`; the global world during the benchmarks.
+let fixedWorld: World = {
+  var world = World.mock
+  world.date = fixedDate
+  return world
+}()
+
+/// A struct holding one closure, as the floors store it: a closure handed through a generic
+/// (`withLock`'s result, a task local's value) on its own would be reabstracted, which
+/// allocates.
+struct DateSource: Sendable {
+  var now: @Sendable () -> Date
+}
+
+/// The `Mutex` floor of `Current.date()`: a global holding the closure, read under the lock.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class MutexDate: Sendable {
+  let mutex = Mutex(DateSource(now: fixedDate))
+}
+
+enum DateLocal {
+  @TaskLocal static var source = DateSource(now: fixedDate)
+}
+
+let fixedSource = DateSource(now: fixedDate)
+
 let dependencyReader = DependencyReader()
 let mockWorld = World.mock
 let plainWorld = PlainWorld()
@@ -65,6 +94,46 @@ let benchmarks: @Sendable () -> Void = {
 
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
   let mutexWorld = MutexWorld()
+  let mutexDate = MutexDate()
+  // The global world of every benchmark below: a mock world whose `date` is `fixedDate`.
+  Current = fixedWorld  // allow-current-assignment
+
+  compare(
+    "Current.date(), no scope anywhere",
+    baseline: Variant("Mutex-guarded closure, read and called") {
+      blackHole(mutexDate.mutex.withLock { $0 }.now())
+    },
+    Variant("TinyEnvironment Current.date()") { blackHole(Current.date()) }
+  )
+
+  let dateInScope = "Current.date(), inside a scope"
+  Benchmark("\(dateInScope) · bound @TaskLocal closure, read and called") { benchmark in
+    DateLocal.$source.withValue(fixedSource) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(DateLocal.source.now()) }
+      benchmark.stopMeasurement()
+    }
+  }
+  Benchmark("\(dateInScope) · TinyEnvironment Current.date()") { benchmark in
+    withWorld(fixedWorld) {
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations { blackHole(Current.date()) }
+      benchmark.stopMeasurement()
+    }
+  }
+
+  compare(
+    "enter a scope, Current.date(), leave",
+    baseline: Variant("@TaskLocal withValue, read and call") {
+      DateLocal.$source.withValue(fixedSource) { blackHole(DateLocal.source.now()) }
+    },
+    Variant("TinyEnvironment withWorld(world)") {
+      withWorld(fixedWorld) { blackHole(Current.date()) }
+    },
+    Variant("TinyEnvironment withWorld { $0.date = ... }") {
+      withWorld({ $0.date = fixedDate }) { blackHole(Current.date()) }
+    }
+  )
 
   compare(
     "read a field, no scope anywhere",

@@ -1,13 +1,13 @@
-/// The global world and the bookkeeping of `withWorld` scopes, behind one lock.
+/// The global world and the bookkeeping of `withWorld` scopes.
 ///
 /// **The fast path.** `liveBoxes` counts the scope boxes that some task may still see: it goes
 /// up before a box is bound to a task local and down only when the box is back in the pool
 /// (nothing else refers to it) or deallocated. A task reading `Current` inside a scope bound
 /// its box after the increment, in its own program order or, for a child task, before the
 /// child was created; the count cannot drop while the box is bound or held by an unstructured
-/// task that inherited it. So when a reader finds the count at zero under the lock, no task
-/// local anywhere holds a box, the task-local lookup would find none, and the global world is
-/// the answer. Only when some scope exists somewhere does a read pay for the task-local lookup.
+/// task that inherited it. So when a reader finds the count at zero, no task local anywhere
+/// holds a box, the task-local lookup would find none, and the global world is the answer.
+/// Only when some scope exists somewhere does a read pay for the task-local lookup.
 final class Scopes: Sendable {
   static let shared = Scopes()
 
@@ -18,13 +18,13 @@ final class Scopes: Sendable {
   private struct State: Sendable {
     /// The world outside every scope.
     var global = World.live
-    /// The boxes handed out and not yet back in the pool (see the type's comment).
-    var liveBoxes = 0
     /// Boxes ready for reuse, so that entering a scope does not allocate.
     var pool: [Box] = []
   }
 
   private let state: Locked<State>
+  /// The boxes handed out and not yet back in the pool (see the type's comment).
+  private let liveBoxes = Count()
   private static let poolLimit = 32
 
   private init() {
@@ -36,8 +36,8 @@ final class Scopes: Sendable {
   /// The innermost scope's world, else the global one.
   var current: World {
     get {
-      if let unscoped = state.withLock({ $0.liveBoxes == 0 ? $0.global : nil }) {
-        return unscoped  // the fast path: no scope exists anywhere
+      if liveBoxes.isZero {
+        return state.withLock { $0.global }  // the fast path: no scope exists anywhere
       }
       if let box = Self.box {
         return box.world
@@ -45,8 +45,7 @@ final class Scopes: Sendable {
       return state.withLock { $0.global }
     }
     set {
-      let scoped = state.withLock { $0.liveBoxes != 0 }
-      if scoped, let box = Self.box {
+      if !liveBoxes.isZero, let box = Self.box {
         box.world = newValue
       } else {
         let replaced = state.withLock { state in
@@ -58,6 +57,26 @@ final class Scopes: Sendable {
       }
     }
   }
+
+  /// The world the modifying `withWorld` starts from: the innermost scope's, else the global
+  /// one unless that is a live world, which stops the program.
+  func worldToModify() -> World {
+    if !liveBoxes.isZero, let box = Self.box {
+      return box.world
+    }
+    let global = state.withLock { $0.global }
+    if global.fields.values.keyDefaults == .live {
+      fatalError(Self.liveModifyMessage)
+    }
+    return global
+  }
+
+  static let liveModifyMessage = """
+    withWorld(_:operation:): the form that changes the current world was called outside every \
+    withWorld scope while the global world is live, so it would start from the live world, with \
+    its real services and storage. Name the world to start from: withWorld(.mock) { … } and \
+    assign fields inside, or withWorld(.live) { … } around it to mean the live world.
+    """
 
   /// Runs `operation` in a new scope whose world is `world`.
   @inline(__always)
@@ -93,12 +112,10 @@ final class Scopes: Sendable {
 
   /// Takes a box from the pool, or makes one, and puts `world` in it.
   private func checkOut(_ world: World) -> Box {
-    let reused = state.withLock { state in
-      state.liveBoxes += 1
-      return state.pool.popLast()
-    }
+    liveBoxes.increment()
+    let reused = state.withLock { $0.pool.popLast() }
     let box = reused ?? Box()
-    box.world = world
+    box.start(with: world)
     return box
   }
 
@@ -109,39 +126,70 @@ final class Scopes: Sendable {
       box.countedUntilDeinit()
       return
     }
-    let world = box.empty()
+    let worlds = box.empty()
+    let pooled = box
     state.withLock { state in
-      state.liveBoxes -= 1
       if state.pool.count < Self.poolLimit {
-        state.pool.append(box)
+        state.pool.append(pooled)
       }
     }
-    _ = world  // released here, outside the lock
+    liveBoxes.decrement()
+    _ = worlds  // released here, outside the lock
   }
 
   /// Called by a box that outlived its scope, as it deinitializes.
   fileprivate func boxEnded() {
-    state.withLock { $0.liveBoxes -= 1 }
+    liveBoxes.decrement()
   }
 }
 
 extension Scopes {
   /// One scope's world. Child tasks share their scope's box, so an assignment made in any of
   /// them is seen by all.
+  ///
+  /// The world the scope started with is read without a lock: it is set before the box is
+  /// bound to a task local and cleared after the scope has ended and nothing else refers to
+  /// the box. An assignment inside the scope stores a replacement behind the box's lock and
+  /// raises a flag; reads look behind the lock only once the flag is up. So the world a scope
+  /// starts with stays alive until the scope ends, and each replacement until the next
+  /// assignment or the end of the scope.
   final class Box: Sendable {
-    private let state = Locked<(stored: World?, counted: Bool)>((nil, false))
+    // nonisolated(unsafe): written only while no task can reach the box (checked out of the
+    // pool and not yet bound, or back from its scope and uniquely referenced); read only while
+    // it is bound, after that write.
+    nonisolated(unsafe) private var initial: World?
+    private let state = Locked<(replacement: World?, counted: Bool)>((nil, false))
+    private let replaced = Flag()
 
     var world: World {
-      get { state.withLock { $0.stored! } }
+      get {
+        if replaced.isRaised {
+          return state.withLock { $0.replacement! }
+        }
+        return initial!
+      }
       set {
-        let replaced = state.withLock { $0.stored.replace(with: newValue) }
-        _ = replaced  // released outside the lock
+        let old = state.withLock { state in
+          defer { replaced.raise() }
+          return state.replacement.replace(with: newValue)
+        }
+        _ = old  // released outside the lock
       }
     }
 
-    /// Takes the world out, so a pooled box keeps nothing of the user's alive.
-    func empty() -> World? {
-      state.withLock { $0.stored.take() }
+    /// Puts the scope's first world in the box (the box is not bound yet).
+    func start(with world: World) {
+      initial = world
+    }
+
+    /// Takes the worlds out, so a pooled box keeps nothing of the user's alive.
+    func empty() -> (initial: World?, replacement: World?) {
+      let replacement = state.withLock { state in
+        replaced.lower()
+        return state.replacement.take()
+      }
+      defer { initial = nil }
+      return (initial, replacement)
     }
 
     /// Makes the box count itself out of `liveBoxes` when it deinitializes.

@@ -1,0 +1,27 @@
+// Copied, byte for byte, into the `Internal/` folder of every block that converts a `Duration`
+// for Dispatch or Foundation; `.ci/shared-files` checks the copies. Edit
+// `Sources/Shared/Duration+Conversions.swift` only.
+
+extension Duration {
+  /// The duration in whole nanoseconds, rounded toward zero and clamped to `Int`'s range
+  /// (about ±292 years).
+  var clampedNanoseconds: Int {
+    let (seconds, attoseconds) = components
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    if overflow { return seconds < 0 ? .min : .max }
+    let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+    if overflowAgain { return seconds < 0 ? .min : .max }
+    return Int(clamping: total)
+  }
+
+  /// The duration in whole nanoseconds, rounded down, at least 1 and at most `Int.max`, for a
+  /// positive duration (a timer's interval).
+  var positiveNanoseconds: Int {
+    Swift.max(1, clampedNanoseconds)
+  }
+
+  /// The duration in seconds.
+  var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) * 1e-18
+  }
+}

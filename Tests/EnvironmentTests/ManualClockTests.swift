@@ -1,0 +1,302 @@
+import Foundation
+import Testing
+import TinyEnvironment
+import TinyTestSupport
+
+@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockTests {
+  @Test func timeStandsStillUntilTheTestMovesIt() async throws {
+    let clock = ManualClock()
+    #expect(clock.now == .init())
+    // timing: virtual time, which only the test moves
+    let nap = Task { try await clock.sleep(for: .seconds(3600)) }
+    await clock.waitForSleepers()
+    #expect(clock.now.offset == .zero)
+    await clock.advance(by: .seconds(3599))
+    #expect(clock.sleeperCount == 1)
+    await clock.advance(to: .init(offset: .seconds(3600)))
+    try await nap.value
+    #expect(clock.now.offset == .seconds(3600))
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func sleepersWakeInDeadlineOrderAndTiesInTheOrderTheySlept() async {
+    let clock = ManualClock()
+    let woken = Recorder<String>()
+    let deadlines: [(String, Duration)] = [
+      ("c", .seconds(3)), ("a1", .seconds(1)), ("b", .seconds(2)),
+    ]
+    var tasks: [Task<Void, Never>] = []
+    for (name, delay) in deadlines {
+      tasks.append(
+        Task {
+          // timing: virtual time, which only the test moves
+          try? await clock.sleep(for: delay)
+          woken.record("\(name)@\(clock.now.offset)")
+        })
+      await clock.waitForSleepers(tasks.count)  // registered in this order
+    }
+    tasks.append(
+      Task {
+        // timing: virtual time, which only the test moves
+        try? await clock.sleep(for: .seconds(1))
+        woken.record("a2@\(clock.now.offset)")
+      })
+    await clock.waitForSleepers(4)
+    await clock.advance(by: .seconds(5))
+    #expect(woken.all == ["a1@1.0 seconds", "a2@1.0 seconds", "b@2.0 seconds", "c@3.0 seconds"])
+    for task in tasks { await task.value }
+  }
+
+  @Test func zeroAndNegativeSleepsReturnAtOnce() async throws {
+    let clock = ManualClock()
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(for: .zero)
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(for: .seconds(-5))
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(until: clock.now)
+    #expect(clock.sleeperCount == 0)
+    #expect(clock.now.offset == .zero)
+  }
+
+  @Test func aCancelledSleeperThrowsAtOnceAndLeavesTheClock() async {
+    let clock = ManualClock()
+    // timing: virtual time, which only the test moves
+    let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
+    await clock.waitForSleepers()
+    sleeper.cancel()
+    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    #expect(clock.sleeperCount == 0)
+    await clock.advance(by: .seconds(10))  // nothing left to wake
+    #expect(clock.now.offset == .seconds(10))
+  }
+
+  @Test func aSleepStartedInACancelledTaskThrowsAtOnce() async {
+    let clock = ManualClock()
+    let started = Gate()
+    let sleeper = Task {
+      await started.opened()
+      // timing: virtual time, which only the test moves
+      try await clock.sleep(for: .seconds(10))
+    }
+    sleeper.cancel()
+    started.open()
+    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aWokenTaskThatSleepsAgainWithinTheAdvanceIsWokenAgain() async {
+    let clock = ManualClock()
+    let ticks = Counter()
+    let ticker = Task {
+      // timing: virtual time, which only the test moves
+      while (try? await clock.sleep(for: .seconds(1))) != nil {
+        ticks.increment()
+      }
+    }
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(5))
+    #expect(ticks.value == 5)
+    ticker.cancel()
+    await ticker.value
+  }
+
+  @Test func workAWokenTaskStartsHasRunWhenAdvanceReturns() async {
+    let clock = ManualClock()
+    let done = Recorder<String>()
+    let parent = Task {
+      // timing: virtual time, which only the test moves
+      try? await clock.sleep(for: .seconds(1))
+      let child = Task { done.record("child task") }
+      async let structured: Void = done.record("async let")
+      await structured
+      _ = child
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { done.record("group child") }
+      }
+    }
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(1))
+    #expect(Set(done.all) == ["child task", "async let", "group child"])
+    await parent.value
+  }
+
+  @Test func runWakesEverySleeperAndStopsAfterMaxSteps() async {
+    let clock = ManualClock()
+    // timing: virtual time, which only the test moves
+    let naps = (1...3).map { hours in Task { try await clock.sleep(for: .seconds(3600 * hours)) } }
+    await clock.waitForSleepers(3)
+    #expect(await clock.run())
+    #expect(clock.now.offset == .seconds(3 * 3600))
+    for nap in naps { #expect(await nap.result.isSuccess) }
+    let forever = Task {
+      // timing: virtual time, which only the test moves
+      while (try? await clock.sleep(for: .seconds(1))) != nil {}
+    }
+    await clock.waitForSleepers()
+    #expect(await clock.run(maxSteps: 10) == false)
+    #expect(clock.now.offset == .seconds(3 * 3600 + 10))
+    forever.cancel()
+    await forever.value
+  }
+
+  @Test func waitForSleepersGivesUpAtItsTimeout() async {
+    let clock = ManualClock()
+    #expect(await clock.waitForSleepers(0))
+    #expect(await clock.waitForSleepers(1, timeout: .milliseconds(10)) == false)
+  }
+
+  @Test func advancesFromTwoTasksTakeTurns() async {
+    let clock = ManualClock()
+    let woken = Counter()
+    let sleepers = (0..<10).map { _ in
+      Task {
+        // timing: virtual time, which only the test moves
+        try? await clock.sleep(for: .seconds(1))
+        woken.increment()
+      }
+    }
+    await clock.waitForSleepers(10)
+    async let first: Void = clock.advance(by: .seconds(1))
+    async let second: Void = clock.advance(by: .seconds(1))
+    _ = await (first, second)
+    #expect(woken.value == 10)
+    #expect(clock.now.offset == .seconds(2))
+    for sleeper in sleepers { await sleeper.value }
+  }
+
+  @Test func movingTimeBackwardsStopsTheProgram() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      await ManualClock().advance(by: .seconds(-1))
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ManualClock.advance(by:): -1.0 seconds is negative"))
+    let backwards = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let clock = ManualClock()
+      await clock.advance(by: .seconds(2))
+      await clock.advance(to: .init(offset: .seconds(1)))
+    }
+    let text = String(decoding: backwards?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(text.contains("ManualClock.advance(to:): +1.0 seconds is before now (+2.0 seconds)"))
+  }
+
+  @Test func advancingFromTheWorkItSettlesStopsTheProgram() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let clock = ManualClock()
+      let task = Task {
+        // timing: virtual time, which only the test moves
+        try await clock.sleep(for: .seconds(1))
+        await clock.advance(by: .seconds(1))
+      }
+      await clock.waitForSleepers()
+      await clock.advance(by: .seconds(1))
+      _ = await task.result
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ManualClock.advance: called from work that this clock's advance"))
+  }
+}
+
+@Suite(.timeLimit(suiteTimeLimit)) struct ImmediateClockTests {
+  @Test func sleepsReturnAtOnceAndCountVirtualTime() async throws {
+    let clock = ImmediateClock()
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(for: .seconds(90))
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(for: .seconds(30))
+    #expect(clock.now.offset == .seconds(120))
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(for: .seconds(-5))
+    // timing: virtual time, which only the test moves
+    try await clock.sleep(until: .init(offset: .seconds(10)))
+    #expect(clock.now.offset == .seconds(120))
+  }
+
+  @Test func aCancelledSleepThrowsAndMovesNothing() async {
+    let clock = ImmediateClock()
+    let gate = Gate()
+    let task = Task {
+      await gate.opened()
+      // timing: virtual time, which only the test moves
+      try await clock.sleep(for: .seconds(5))
+    }
+    task.cancel()
+    gate.open()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    #expect(clock.now.offset == .zero)
+  }
+
+  @Test func aRetryLoopRunsInNoTime() async throws {
+    let calls = Counter()
+    let clock = ImmediateClock()
+    let value = try await withWorld(.mock) { () async throws -> String in
+      Current.clock = clock
+      return try await retrying(attempts: 4) { () async throws -> String in
+        if calls.increment() < 4 { throw TimeoutError() }
+        return "done"
+      }
+    }
+    #expect(value == "done")
+    #expect(clock.now.offset == .seconds(7))
+  }
+}
+
+@Suite(.timeLimit(suiteTimeLimit)) struct WorldClockTests {
+  @Test func theLiveWorldUsesTheContinuousClockAndTheMockAManualOne() {
+    #expect(World.live.clock is ContinuousClock)
+    #expect(World.mock.clock is ManualClock)
+    #expect(World.mock.clock as? ManualClock !== World.mock.clock as? ManualClock)
+  }
+
+  @Test func inAMockWorldTheDateFollowsTheClock() async {
+    let clock = ManualClock()
+    await withWorld(.mock) { () async in
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
+      Current.clock = clock
+      await clock.advance(by: .seconds(90))
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 90))
+      let immediate = ImmediateClock()
+      Current.clock = immediate
+      // timing: virtual time, which only the test moves
+      try? await Current.clock.sleep(for: .seconds(30))
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 30))
+      Current.clock = ContinuousClock()
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
+    }
+  }
+
+  @Test func aDateSetByTheTestKeepsItsOwn() async {
+    let clock = ManualClock()
+    await withWorld(.mock) { () async in
+      Current.date = { .distantPast }
+      Current.clock = clock
+      await clock.advance(by: .seconds(90))
+      #expect(Current.date() == .distantPast)
+    }
+    var world = World.mock
+    world.date = { .distantFuture }
+    world.clock = ManualClock()
+    #expect(world.date() == .distantFuture)
+  }
+
+  @Test func theMockWorldsOwnClockMovesItsDate() async {
+    let world = World.mock
+    let clock = world.clock as! ManualClock
+    await clock.advance(by: .seconds(60))
+    #expect(world.date() == Date(timeIntervalSinceReferenceDate: 60))
+  }
+
+  @Test func theLiveClockSleepsForReal() async throws {
+    let before = ContinuousClock.now
+    // timing: the live clock must really wait; one millisecond keeps the test fast.
+    try await World.live.clock.sleep(for: .milliseconds(1))
+    #expect(ContinuousClock.now - before >= .milliseconds(1))
+  }
+}
+
+extension Result {
+  var isSuccess: Bool {
+    if case .success = self { return true }
+    return false
+  }
+}
