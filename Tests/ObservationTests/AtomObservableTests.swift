@@ -37,6 +37,54 @@ struct Parity: Sendable {
     #expect(fired.value == 1)  // a registration fires once; tracking again registers again
   }
 
+  @Test func eachRegistrationFiresOnceHoweverOftenItsClosureRead() {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let atom = Atom(0)
+    let derived = DerivedAtom(atom) { $0 * 10 }
+    let seen = Recorder<String>()
+    _ = withObservationTracking {
+      atom.value + atom.value + derived.value + derived.value
+    } onChange: {
+      seen.record("both")
+    }
+    _ = withObservationTracking {
+      atom.value
+    } onChange: {
+      seen.record("atom")
+    }
+    _ = withObservationTracking {
+      derived.value
+    } onChange: {
+      seen.record("derived")
+    }
+    atom.set(1)  // changes both: each registration fires once, in the order of the reports
+    atom.set(2)
+    #expect(seen.all == ["both", "atom", "derived"])
+  }
+
+  @Test func setsFromManyThreadsEachFireTheRegistrationArmedBeforeThem() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let atom = Atom(0)
+    let derived = DerivedAtom(atom) { $0 + 1 }
+    let atomFired = Counter()
+    let derivedFired = Counter()
+    for round in 1...20 {
+      _ = withObservationTracking {
+        atom.value
+      } onChange: {
+        _ = atomFired.increment()
+      }
+      _ = withObservationTracking {
+        derived.value
+      } onChange: {
+        _ = derivedFired.increment()
+      }
+      await onNewThread { atom.set(round) }
+      #expect(atomFired.value == round)
+      #expect(derivedFired.value == round)
+    }
+  }
+
   @Test func onChangeRunsAfterTheChangeWasStoredOnTheThreadThatMadeIt() {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let atom = Atom("")
