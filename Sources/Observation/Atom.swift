@@ -19,6 +19,10 @@
 /// No lock is held while a watcher runs or while a value or closure the atom stored is released,
 /// so a `deinit` may use the atom. Only the body of ``update(_:)`` and the local change of
 /// ``update(optimistically:commit:)`` run under the atom's lock, by design.
+///
+/// An atom is `Observable` (macOS 14, iOS 17, tvOS 17, watchOS 10): a SwiftUI view that reads
+/// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does
+/// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
 
