@@ -160,7 +160,7 @@ let benchmarks: @Sendable () -> Void = {
       nextSource &+= 1
       floorSource.set(nextSource)
     },
-    Variant("TinyObservation Atom.set → DerivedAtom + watch") {
+    Variant("TinyObservation Atom.set + DerivedAtom + watch") {
       nextSource &+= 1
       source.set(nextSource)
     }
