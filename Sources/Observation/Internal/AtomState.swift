@@ -57,17 +57,30 @@ struct AtomState<Value: Sendable>: Sendable {
   /// must deliver, if any; what the update replaced goes to `discarded`, for the caller to
   /// release after unlocking.
   @inlinable
+  @inline(__always)
   mutating func update<Failure: Error>(
     error: (any Error)? = nil, discarding discarded: inout Discarded,
     _ body: (inout Value) throws(Failure) -> Bool
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
-    if layers != nil {
-      return try updateConfirmed(error: error, discarding: &discarded, body)
-    }
-    if _isPOD(Value.self) && Failure.self == Never.self && watchers.isEmpty && !isTracked {
-      // Nothing to release and nothing to undo: the body may work in place.
+    if _isPOD(Value.self) && Failure.self == Never.self && layers == nil && watchers.isEmpty
+      && !isTracked
+    {
+      // Nothing to release and nothing to undo: the body may work in place. Forced inline, so
+      // that an update with no watcher stays a lock, the body and an unlock in the caller.
       if try body(&value) { version &+= 1 }
       return (value, nil)
+    }
+    return try updateChanging(error: error, discarding: &discarded, body)
+  }
+
+  /// ``update(error:discarding:_:)`` when the change must be recorded or the value copied.
+  @inlinable
+  mutating func updateChanging<Failure: Error>(
+    error: (any Error)?, discarding discarded: inout Discarded,
+    _ body: (inout Value) throws(Failure) -> Bool
+  ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
+    if layers != nil {
+      return try updateConfirmed(error: error, discarding: &discarded, body)
     }
     // The body works on a copy, so the old value stays referenced until it is released after
     // unlocking (or handed to the watchers); an in-place change of a collection copies it.
@@ -251,7 +264,8 @@ struct AtomState<Value: Sendable>: Sendable {
       return (new, nil)
     }
     let change = AtomChange(old: old, new: new, error: error)
-    let batch = Delivery(change: change, recipients: watchers, tracking: tracked ? tracking : nil)
+    let reported = tracked ? tracking.map { Unmanaged.passUnretained($0) } : nil
+    let batch = Delivery(change: change, recipients: watchers, tracking: reported)
     return (new, delivery.submit(batch))
   }
 }

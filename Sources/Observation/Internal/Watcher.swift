@@ -54,10 +54,16 @@ final class Watcher<Value: Sendable>: Sendable {
 struct Delivery<Value: Sendable>: Sendable {
   @usableFromInline let change: AtomChange<Value>
   @usableFromInline let recipients: [Watcher<Value>]
-  @usableFromInline let tracking: AtomTracking?
+  /// Unretained, so a change nobody tracks copies no reference more: the atom holds its
+  /// tracking for as long as it lives, and a batch is sent only by its live atom (one that is
+  /// deallocated releases its pending batches unsent).
+  @usableFromInline let tracking: Unmanaged<AtomTracking>?
 
   @inlinable
-  init(change: AtomChange<Value>, recipients: [Watcher<Value>], tracking: AtomTracking? = nil) {
+  init(
+    change: AtomChange<Value>, recipients: [Watcher<Value>],
+    tracking: Unmanaged<AtomTracking>? = nil
+  ) {
     self.change = change
     self.recipients = recipients
     self.tracking = tracking
@@ -77,7 +83,7 @@ struct Delivery<Value: Sendable>: Sendable {
       Unmanaged.passUnretained(recipients[index])._withUnsafeGuaranteedRef { $0.deliver(change) }
     }
     if let tracking {
-      tracking.notifyChange()
+      tracking._withUnsafeGuaranteedRef { $0.notifyChange() }
     }
   }
 }
