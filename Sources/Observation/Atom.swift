@@ -19,6 +19,10 @@
 /// No lock is held while a watcher runs or while a value or closure the atom stored is released,
 /// so a `deinit` may use the atom. Only the body of ``update(_:)`` and the local change of
 /// ``update(optimistically:commit:)`` run under the atom's lock, by design.
+///
+/// An atom is `Observable` (macOS 14, iOS 17, tvOS 17, watchOS 10): a SwiftUI view that reads
+/// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does
+/// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
 
@@ -34,9 +38,36 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// It is get-only because `atom.value += 1` would read and write separately and could lose a
   /// concurrent update; write `atom.update { $0 += 1 }`. While optimistic updates are pending it
   /// includes them (see ``confirmedValue``).
+  ///
+  /// A read inside `withObservationTracking` (and so inside a SwiftUI `body`) is tracked: the
+  /// next change of the atom, from any thread, calls its `onChange` (see
+  /// <doc:Observation#SwiftUI-and-Apples-Observation>). A read that nothing tracks costs one
+  /// thread-local read more.
   @inlinable
   public var value: Value {
-    state.withLock { $0.value }
+    let value = state.withLock { state -> Value? in
+      guard let tracking = state.tracking else { return nil }
+      // Under the lock, before the value is read: a change stored after this read then finds
+      // the tracking armed, and reports to the registration this read leads to.
+      tracking.recordRead()
+      return state.value
+    }
+    return value ?? valueAtFirstRead()
+  }
+
+  /// Makes the atom's tracking, at its first read, and reads the value, tracked.
+  @usableFromInline
+  @inline(never)
+  func valueAtFirstRead() -> Value {
+    // Made outside the lock; when another thread's first read installed its own meanwhile,
+    // this one is released after unlocking.
+    let made = AtomTracking.make()
+    return state.withLock { state in
+      let tracking = state.tracking ?? made
+      state.tracking = tracking
+      tracking.recordRead()
+      return state.value
+    }
   }
 
   /// The value without pending optimistic updates: the value their commits started from, with
@@ -146,6 +177,12 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     state.withLock { $0.watchers.count }
   }
 
+  /// Whether the atom made its Observation tracking, and whether a change would report to it,
+  /// for tests.
+  var trackingState: (isMade: Bool, isArmed: Bool) {
+    state.withLock { ($0.tracking != nil, $0.isTracked) }
+  }
+
   private func add(_ watcher: Watcher<Value>, includingInitial: Bool) -> WatchToken {
     let onMainQueue = includingInitial && MainQueue.isCurrent
     let (batch, mainAction) = state.withLock {
@@ -199,8 +236,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
 
   deinit {
     // The watchers hold user closures that may hold other atoms, whose watchers hold others,
-    // and so on: release them one after another, not nested.
-    Trampoline.release(state.withLock { $0.takeWatchersAndLayers() })
+    // and so on: release them one after another, not nested. Releasing the registrar may call
+    // an `onChange` handler still registered with it (Observation does that), outside the lock.
+    Trampoline.release(state.withLock { $0.takeUserCode() })
   }
 }
 

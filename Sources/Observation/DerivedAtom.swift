@@ -56,6 +56,10 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   }
 
   /// The current value: a snapshot, safe to read from any thread.
+  ///
+  /// A read inside `withObservationTracking` (and so inside a SwiftUI `body`) is tracked: the
+  /// next recomputation that changes the value calls its `onChange` (see
+  /// <doc:Observation#SwiftUI-and-Apples-Observation>).
   public var value: Value {
     derivation.storage.value
   }

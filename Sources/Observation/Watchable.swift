@@ -48,6 +48,13 @@ public protocol Watchable<Value>: AnyObject, Sendable {
   /// is delivered synchronously; any other change is delivered by a main-queue block. Started on
   /// the main queue, the initial change is delivered before this returns.
   ///
+  /// A main-queue block runs whenever the main thread is free to drain the main queue: an app's
+  /// run loop; Swift Testing (its tests run off the main thread, and the main queue keeps
+  /// draining, also for `@MainActor` tests); an `async` XCTest test; a synchronous XCTest test
+  /// only while it waits (`wait(for:timeout:)`), since its body occupies the main thread; a
+  /// command-line tool only when its top-level code is `async` or it runs `RunLoop.main.run()` /
+  /// `dispatchMain()`.
+  ///
   /// ```swift
   /// let token = name.watchOnMain(includingInitial: true) { change in
   ///   label.text = change.new

@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+import Observation
 import TinyObservation
 
-/// TinyObservation: atoms, derived atoms, an observation group, and an optimistic save.
+/// TinyObservation: atoms, derived atoms, an observation group, tracking as SwiftUI does, and an
+/// optimistic save.
 let observationChapter = Chapter(
   title: "TinyObservation — values you can watch, from any thread",
   problem: """
@@ -45,6 +47,29 @@ let observationChapter = Chapter(
   await MainActor.run { group.end() }  // the queued change was delivered before this ran
   username.set("ignored")
   say("(after end(), nothing reaches the view)")
+
+  say("")
+  say("SwiftUI tracks what a view's body reads, with withObservationTracking; an atom read there")
+  say("is tracked, and the body runs again after each change, made on any thread:")
+  if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+    let clicks = Atom(0)
+    @Sendable func body() {
+      let text = withObservationTracking {
+        "Clicked \(clicks.value) times"  // the read registers, as in a SwiftUI body
+      } onChange: {
+        body()  // SwiftUI schedules the body again; here it runs at once, on the changing thread
+      }
+      say("  body: \(text)")
+    }
+    body()
+    clicks.update { $0 += 1 }
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread {
+        clicks.update { $0 += 1 }  // a background thread: the body is tracked all the same
+        done.resume()
+      }.start()
+    }
+  }
 
   say("")
   say("An optimistic save the server refuses:")

@@ -103,6 +103,52 @@ struct Profile {
     #expect(message.contains("off the main queue"))
   }
 
+  @Test func anAtomReadThroughTheKeyPathAndObservedDirectlyDeliversEachChangeOnceInOrder() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let model = CounterModel()
+    let group = ObservationGroup()
+    var throughModel: [AtomChange<Int>] = []
+    var direct: [AtomChange<Int>] = []
+    let id = group.observe(model, \.count.value) { throughModel.append($0) }
+    group.observe(model.count) { direct.append($0) }
+    group.begin()
+    model.count.set(1)  // on the main queue: the direct watch delivers at once
+    #expect(direct.map(\.new) == [0, 1])
+    await mainQueueTurn()  // the key path's hop
+    model.count.set(2)
+    model.count.set(3)  // before the hop: the key path delivers the two as one
+    await mainQueueTurn()
+    #expect(direct.map(\.new) == [0, 1, 2, 3])
+    #expect(direct.dropFirst().map(\.old) == [0, 1, 2])
+    #expect(throughModel.map(\.new) == [0, 1, 3])
+    #expect(throughModel.dropFirst().map(\.old) == [0, 1])
+    let member = group.member(id) as? ObservableMember<CounterModel, Int>
+    #expect(member?.tracking.counts.hops == 2)  // one hop per report: nothing twice
+    group.end()
+    model.count.set(4)
+    await mainQueueTurn()
+    #expect(direct.count == 4)
+    #expect(throughModel.count == 3)
+  }
+
+  @Test func anAtomReadThroughTheKeyPathChangedOffTheMainQueueStopsTheProgram() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let model = CounterModel()
+      let group = await MainActor.run {
+        let group = ObservationGroup()
+        group.observe(model, \.count.value) { _ in }
+        group.begin()
+        return group
+      }
+      await onNewThread { model.count.set(1) }
+      _ = group
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ObservationGroup.observe(_:_:_:)"))
+    #expect(message.contains("off the main queue"))
+  }
+
   @Test func aChangeOffTheMainQueueWhileTheGroupIsInactiveIsFineAndSeenAtBegin() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let (session, group, changes, id) = observingStatus()

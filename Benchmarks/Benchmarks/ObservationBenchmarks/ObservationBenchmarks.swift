@@ -1,6 +1,8 @@
-// TinyObservation's hot paths, each paired with the hand-written equivalent: an update with no
-// watcher against a bare `Mutex` increment, and a set delivered to 1 or 10 handlers against a
-// lock plus an array of closures; OpenCombine's `CurrentValueSubject` alongside.
+// TinyObservation's hot paths, each paired with the hand-written equivalent: a read and an update
+// with no watcher against a bare `Mutex`, updates from 2 threads at once against `Mutex.withLock`
+// under the same contention, a set delivered to 1 or 10 handlers against a lock plus an array of
+// closures, and a set through a derived atom against two such stages; OpenCombine's
+// `CurrentValueSubject` alongside.
 
 import Benchmark
 import BenchmarkSupport
@@ -67,6 +69,35 @@ let benchmarks: @Sendable () -> Void = {
     }
   )
 
+  let readMutex = Mutex(41)
+  let readAtom = Atom(41)
+  _ = readAtom.value  // its Observation registrar is made: the read measured is the steady one
+  compare(
+    "value read, no tracking",
+    baseline: Variant("Mutex read") { blackHole(readMutex.withLock { $0 }) },
+    Variant("TinyObservation Atom.value") { blackHole(readAtom.value) }
+  )
+
+  // One operation: 2 threads make 1,000 increments each at the same time.
+  let contendedMutex = Mutex(0)
+  let contendedAtom = Atom(0)
+  let perThread = 1_000
+  compare(
+    "update, 2 threads contending (2,000 updates)",
+    baseline: Variant("Mutex.withLock increment") {
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        for _ in 0..<perThread { contendedMutex.withLock { $0 += 1 } }
+      }
+      blackHole(contendedMutex.withLock { $0 })
+    },
+    Variant("TinyObservation Atom.update") {
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        for _ in 0..<perThread { contendedAtom.update { $0 += 1 } }
+      }
+      blackHole(contendedAtom.value)
+    }
+  )
+
   for handlers in [1, 10] {
     let sink = Sink()
     let floor = LockAndClosures()
@@ -108,6 +139,33 @@ let benchmarks: @Sendable () -> Void = {
     // The registrations live as long as the benchmarks, which run after this closure returns.
     Keep.forever(tokens, cancellables, sink)
   }
+
+  // A derived value (the source doubled) delivered to 1 handler. The floor: the source's lock
+  // and closure array, whose one closure computes and sets a second stage.
+  let derivedSink = Sink()
+  let stage = LockAndClosures()
+  stage.add { old, new in derivedSink.total &+= new &- old }
+  let floorSource = LockAndClosures()
+  floorSource.add { _, new in stage.set(new &* 2) }
+  let source = Atom(0)
+  let doubled = DerivedAtom(source) { $0 &* 2 }
+  let derivedToken = doubled.watch { change in derivedSink.total &+= change.new &- change.old }
+  floorSource.set(1)
+  source.set(1)
+  precondition(derivedSink.total == 4, "ObservationBenchmarks: a derived handler did not run")
+  var nextSource = 1
+  compare(
+    "set through a derived atom to 1 handler",
+    baseline: Variant("two lock + closure array stages") {
+      nextSource &+= 1
+      floorSource.set(nextSource)
+    },
+    Variant("TinyObservation Atom.set + DerivedAtom + watch") {
+      nextSource &+= 1
+      source.set(nextSource)
+    }
+  )
+  Keep.forever(derivedToken, derivedSink, doubled)
 }
 
 /// Holds objects for the life of the process.

@@ -24,17 +24,22 @@ struct AtomState<Value: Sendable>: Sendable {
     init() {}
   }
 
+  // The fields an update with no watcher touches come first, next to the lock.
+
+  /// Counts the changes of the visible or the confirmed value, so a comparison made outside
+  /// the lock can tell whether the value it compared is still current.
+  @usableFromInline var version: UInt64 = 0
   /// The visible value: the confirmed value with the pending optimistic layers applied.
   @usableFromInline var value: Value
   /// The watchers, in registration order.
   @usableFromInline var watchers: [Watcher<Value>] = []
+  /// What takes part in Apple's `Observation`, made at the first read of ``value``; `nil` until
+  /// then.
+  @usableFromInline var tracking: AtomTracking?
   /// Changes waiting for the thread that is delivering.
   @usableFromInline var delivery = DeliveryQueue<Delivery<Value>>()
   /// The pending optimistic layers, or `nil` when there is none.
   @usableFromInline var layers: Layers<Value, Waiter>?
-  /// Counts the changes of the visible or the confirmed value, so a comparison made outside
-  /// the lock can tell whether the value it compared is still current.
-  @usableFromInline var version: UInt64 = 0
   private var nextLayerID: UInt64 = 0
 
   init(_ value: Value) {
@@ -52,17 +57,30 @@ struct AtomState<Value: Sendable>: Sendable {
   /// must deliver, if any; what the update replaced goes to `discarded`, for the caller to
   /// release after unlocking.
   @inlinable
+  @inline(__always)
   mutating func update<Failure: Error>(
     error: (any Error)? = nil, discarding discarded: inout Discarded,
     _ body: (inout Value) throws(Failure) -> Bool
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
-    if layers != nil {
-      return try updateConfirmed(error: error, discarding: &discarded, body)
-    }
-    if _isPOD(Value.self) && Failure.self == Never.self && watchers.isEmpty {
-      // Nothing to release and nothing to undo: the body may work in place.
+    if _isPOD(Value.self) && Failure.self == Never.self && layers == nil && watchers.isEmpty
+      && !isTracked
+    {
+      // Nothing to release and nothing to undo: the body may work in place. Forced inline, so
+      // that an update with no watcher stays a lock, the body and an unlock in the caller.
       if try body(&value) { version &+= 1 }
       return (value, nil)
+    }
+    return try updateChanging(error: error, discarding: &discarded, body)
+  }
+
+  /// ``update(error:discarding:_:)`` when the change must be recorded or the value copied.
+  @inlinable
+  mutating func updateChanging<Failure: Error>(
+    error: (any Error)?, discarding discarded: inout Discarded,
+    _ body: (inout Value) throws(Failure) -> Bool
+  ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
+    if layers != nil {
+      return try updateConfirmed(error: error, discarding: &discarded, body)
     }
     // The body works on a copy, so the old value stays referenced until it is released after
     // unlocking (or handed to the watchers); an in-place change of a collection copies it.
@@ -123,18 +141,27 @@ struct AtomState<Value: Sendable>: Sendable {
   }
 
   /// Takes out everything that holds user code (the watchers, the changes waiting for
-  /// delivery and the optimistic layers), for an atom that is being deallocated to release
-  /// without nesting.
-  mutating func takeWatchersAndLayers() -> (
+  /// delivery, the optimistic layers, and the registrar whose registrations hold `onChange`
+  /// handlers), for an atom that is being deallocated to release without nesting.
+  mutating func takeUserCode() -> (
     watchers: [Watcher<Value>], pending: DeliveryQueue<Delivery<Value>>,
-    layers: Layers<Value, Waiter>?
+    layers: Layers<Value, Waiter>?, tracking: AtomTracking?
   ) {
     defer {
       watchers = []
       delivery = DeliveryQueue()
       layers = nil
+      tracking = nil
     }
-    return (watchers, delivery, layers)
+    return (watchers, delivery, layers, tracking)
+  }
+
+  /// Whether a change must be reported to Observation: a tracked read or a registration may be
+  /// waiting for it.
+  @inlinable
+  var isTracked: Bool {
+    guard let tracking else { return false }
+    return tracking.armed.isRaised
   }
 
   /// The next batch for the deliverer, or `nil` when it is done delivering.
@@ -222,8 +249,8 @@ struct AtomState<Value: Sendable>: Sendable {
     return (show(visible, error: error, discarding: &discarded).batch, next, (old, emptied))
   }
 
-  /// Makes `new` the visible value and records the change for the watchers, if there are any;
-  /// without watchers, the old value goes to `discarded`.
+  /// Makes `new` the visible value and records the change for the watchers and for
+  /// Observation, if either waits for it; otherwise the old value goes to `discarded`.
   @inlinable
   mutating func show(
     _ new: Value, error: (any Error)?, discarding discarded: inout Discarded
@@ -231,11 +258,14 @@ struct AtomState<Value: Sendable>: Sendable {
     let old = value
     value = new
     version &+= 1
-    guard !watchers.isEmpty else {
+    let tracked = isTracked
+    guard !watchers.isEmpty || tracked else {
       discarded.value = consume old
       return (new, nil)
     }
     let change = AtomChange(old: old, new: new, error: error)
-    return (new, delivery.submit(Delivery(change: change, recipients: watchers)))
+    let reported = tracked ? tracking.map { Unmanaged.passUnretained($0) } : nil
+    let batch = Delivery(change: change, recipients: watchers, tracking: reported)
+    return (new, delivery.submit(batch))
   }
 }

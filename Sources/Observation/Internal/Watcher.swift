@@ -48,19 +48,31 @@ final class Watcher<Value: Sendable>: Sendable {
   }
 }
 
-/// A change and the watchers it goes to: those registered when it took effect.
+/// A change, the watchers it goes to (those registered when it took effect), and the atom's
+/// Observation tracking when a tracked read or registration may be waiting for it.
 @usableFromInline
 struct Delivery<Value: Sendable>: Sendable {
   @usableFromInline let change: AtomChange<Value>
   @usableFromInline let recipients: [Watcher<Value>]
+  /// Unretained, so a change nobody tracks copies no reference more: the atom holds its
+  /// tracking for as long as it lives, and a batch is sent only by its live atom (one that is
+  /// deallocated releases its pending batches unsent).
+  @usableFromInline let tracking: Unmanaged<AtomTracking>?
 
   @inlinable
-  init(change: AtomChange<Value>, recipients: [Watcher<Value>]) {
+  init(
+    change: AtomChange<Value>, recipients: [Watcher<Value>],
+    tracking: Unmanaged<AtomTracking>? = nil
+  ) {
     self.change = change
     self.recipients = recipients
+    self.tracking = tracking
   }
 
-  /// Hands the change to every recipient, in order.
+  /// Hands the change to every recipient, in order, then reports it to Observation.
+  ///
+  /// Reporting after the watchers means that an `onChange` handler that reads a derived atom
+  /// sees it recomputed (its recomputation is a watcher of this atom).
   @inlinable
   func send() {
     let change = self.change
@@ -69,6 +81,9 @@ struct Delivery<Value: Sendable>: Sendable {
     // releases of a plain `for watcher in recipients` cost a third of a one-handler set.
     for index in recipients.indices {
       Unmanaged.passUnretained(recipients[index])._withUnsafeGuaranteedRef { $0.deliver(change) }
+    }
+    if let tracking {
+      tracking._withUnsafeGuaranteedRef { $0.notifyChange() }
     }
   }
 }
