@@ -106,7 +106,7 @@ extension Promise {
     let id = storage.withLock { $0.makeID() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let resume = Self.callback { continuation.resume(with: $0) }
+        let resume: Callback = { continuation.resume(with: Self.resolution(at: $0)) }
         let result = storage.withLock { state -> Result<Value, any Error>? in
           if state.register(resume, id: id) == .waiting { return nil }
           return storage.result(in: state)

@@ -152,9 +152,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     // queue, one after another, before it returns.
     let outermost = Trampoline.enter()
     withUnsafePointer(to: result) { result in
-      for (index, entry) in delivery.callbacks.enumerated() {
+      var index = 0
+      for entry in delivery.callbacks {
         entry.callback(result)
         if index == delivery.lastQueued { deliverDeferred(result) }
+        index += 1
       }
     }
     if let outermost { Trampoline.leave(outermost) }
@@ -241,11 +243,27 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     if let result { callback(result) }
   }
 
+  /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
+  /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
+  /// not a closure inside another.
+  func addCallback(_ callback: @escaping Callback) {
+    let result = storage.withLock { state -> Result<Value, any Error>? in
+      if state.register(callback) == .waiting { return nil }
+      return storage.result(in: state)
+    }
+    if let result { withUnsafePointer(to: result) { callback($0) } }
+  }
+
+  /// The resolution a stored callback receives.
+  static func resolution(at pointer: UnsafeRawPointer) -> Result<Value, any Error> {
+    pointer.assumingMemoryBound(to: Result<Value, any Error>.self).pointee
+  }
+
   /// Wraps `body` as a stored callback.
   static func callback(
     _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Callback {
-    { result in body(result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee) }
+    { result in body(resolution(at: result)) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.

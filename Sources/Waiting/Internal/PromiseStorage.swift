@@ -39,10 +39,9 @@ struct PromiseStorage<Value>: ~Copyable {
   deinit {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
     // and one still delivering them is held alive by the thread that delivers.
-    let (isFulfilled, released) = state.withLock {
-      state -> (Bool, [(id: UInt64, callback: PromiseCallback)]) in
-      if state.isResolved { return (state.isFulfilled, []) }
-      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : [])
+    let (isFulfilled, released) = state.withLock { state -> (Bool, CallbackList<PromiseCallback>) in
+      if state.isResolved { return (state.isFulfilled, CallbackList()) }
+      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
     }
     if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
