@@ -83,7 +83,7 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
 
 @MainActor final class MainActorScreen: ContextCarrying {}
 
-@Suite(.timeLimit(.minutes(1))) struct ContextCarryingTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextCarryingTests {
   @Test func anAlertCarriesTheButtonItActsOn() {
     let screen = ListScreen()
     let grace = Button(title: "Grace")

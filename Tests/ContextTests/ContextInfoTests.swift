@@ -9,7 +9,7 @@ struct Big: Sendable, Equatable {
 
 struct Boom: Error, Equatable {}
 
-@Suite(.timeLimit(.minutes(1))) struct ContextInfoTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextInfoTests {
   /// Rows: the key's default, a value stored first, what is then assigned (`.some(nil)` is
   /// `= nil`), the read afterwards, and whether the context is empty afterwards.
   typealias SubscriptRow = (default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)

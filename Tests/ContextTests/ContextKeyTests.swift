@@ -2,7 +2,7 @@ import Testing
 import TinyContext
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ContextKeyTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextKeyTests {
   @Test func keysWithTheSameNameNeverCollide() {
     let first = ContextKey<Int>("count")
     let second = ContextKey<Int>("count")

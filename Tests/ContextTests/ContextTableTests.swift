@@ -3,7 +3,7 @@ import Testing
 import TinyContext
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ContextTableTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ContextTableTests {
   let key = ContextKey<Int>("value")
 
   @Test func readingAnObjectWithoutAContextCreatesNoEntry() {

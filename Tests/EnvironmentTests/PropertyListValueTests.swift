@@ -7,7 +7,7 @@ import TinyTestSupport
 /// do: stores must stop with a message rather than write something unreadable.
 private struct NotAPropertyList: PropertyListValue {}
 
-@Suite(.timeLimit(.minutes(1))) struct PropertyListValueTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PropertyListValueTests {
   @Test func theConformingTypesAreThePropertyListTypes() {
     func accepts<Value: PropertyListValue>(_: Value.Type) -> Bool { true }
     #expect(accepts(Bool.self) && accepts(Int.self) && accepts(Double.self))
@@ -31,7 +31,7 @@ private struct NotAPropertyList: PropertyListValue {}
 
 /// How numbers from a property-list API are told apart: Apple platforms' `UserDefaults` hands
 /// back `NSNumber`s, and every `NSNumber` also casts to `Bool`, `Int` and `Double`.
-@Suite(.timeLimit(.minutes(1))) struct PropertyListNumberTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PropertyListNumberTests {
   @Test func numbersKeepTheirKind() throws {
     #expect(try PropertyList.normalized(NSNumber(value: true)) as? Bool == true)
     #expect(try PropertyList.normalized(NSNumber(value: false)) as? Bool == false)

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct WithWorldTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WithWorldTests {
   @Test func aScopeReplacesTheWorldAndRestoresItOnExit() {
     let (outer, outerMarker) = markedWorld()
     let (inner, innerMarker) = markedWorld()

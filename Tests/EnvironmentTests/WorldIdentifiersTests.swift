@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct WorldIdentifiersTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WorldIdentifiersTests {
   @Test(
     arguments: [
       ("es_ES", "es_ES"),

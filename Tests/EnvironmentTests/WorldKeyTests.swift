@@ -42,7 +42,7 @@ private enum TaggedKey<Tag>: WorldKey {
   static var mockValue: String { "\(Tag.self) mock" }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct WorldKeyTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WorldKeyTests {
   @Test func aWorldWithoutAValueGivesTheLiveOrMockValue() {
     let before = ProbeKey.liveReads.value
     #expect(World.mock[ProbeKey.self] == "mock")

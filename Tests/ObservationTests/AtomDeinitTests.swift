@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// A `deinit` is user code: every value and closure an atom stores is released after the atom's
 /// lock is, so a `deinit` that calls back into the same atom neither traps nor hangs.
-@Suite(.timeLimit(.minutes(1))) struct AtomDeinitTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomDeinitTests {
   /// What a `deinit` does with the atom that released it.
   enum Reentry: String, CaseIterable, Sendable {
     case read, set, update, watchAndCancel, compareAndSet

@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Deliveries on one thread never nest: a delivery started from inside another one runs after
 /// it, so chains of any length deliver and release in constant stack depth.
-@Suite(.timeLimit(.minutes(1))) struct AtomDeliveryTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomDeliveryTests {
   @Test func anUpdateOfAnotherAtomFromInsideAWatcherIsDeliveredAfterTheCurrentDelivery() {
     let first = Atom(0)
     let second = Atom(0)

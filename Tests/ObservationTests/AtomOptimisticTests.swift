@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct AtomOptimisticTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomOptimisticTests {
   struct Doc: Equatable {
     var title = "Draft"
     var stars = 0

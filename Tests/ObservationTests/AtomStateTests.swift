@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct AtomStateTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomStateTests {
   /// Runs `body` on `state` as an update, and returns the result and what it discarded.
   func update<Value>(
     _ state: inout AtomState<Value>, _ body: (inout Value) -> Bool

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct AtomStoreTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomStoreTests {
   struct Doc: Equatable {
     let id: Int
     var title = ""

@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct AtomTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomTests {
   @Test func readsUpdatesAndSets() {
     let count = Atom(1)
     #expect(count.value == 1)

@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// The serial-delivery state machine, checked against a model over every sequence of
 /// operations up to a length: submissions from "other threads" and the deliverer's `next()`.
-@Suite(.timeLimit(.minutes(1))) struct DeliveryQueueTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DeliveryQueueTests {
   @Test func theFirstSubmitterDeliversAndLaterOnesQueueBehindIt() {
     var queue = DeliveryQueue<Int>()
     #expect(!queue.isDelivering)

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct DerivedAtomTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DerivedAtomTests {
   @Test func computesFromItsSourcesAndFollowsThem() {
     let username = Atom("")
     let password = Atom("")

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct FlagTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct FlagTests {
   @Test func aFlagIsRaisedOnceByExactlyOneCaller() async {
     let flag = Flag()
     #expect(!flag.isRaised)

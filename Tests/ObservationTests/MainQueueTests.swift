@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct MainQueueTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct MainQueueTests {
   @Test @MainActor func mainActorTestsRunOnTheMainQueue() {
     // Swift Testing runs @MainActor tests on the main queue; on Linux, on a worker thread that
     // drains it, so `Thread.isMainThread` would say no here. The queue-specific key says yes.

@@ -9,7 +9,7 @@ extension Notification.Name {
   static let testKeyboard = Notification.Name("TinyObservationTests.keyboard")
 }
 
-@Suite(.timeLimit(.minutes(1))) @MainActor struct ObservationGroupNotificationsTests {
+@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupNotificationsTests {
   @Test func aNotificationPostedOnTheMainQueueIsHandledDuringPost() {
     let center = NotificationCenter()
     let group = ObservationGroup()

@@ -15,7 +15,7 @@ struct Profile {
   var name = ""
 }
 
-@Suite(.timeLimit(.minutes(1))) @MainActor struct ObservationGroupObservableTests {
+@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupObservableTests {
   /// A new session, and a begun group that records every change of its status.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   private func observingStatus() -> (

@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) @MainActor struct ObservationGroupTests {
+@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupTests {
   @Test func beginDeliversEveryInitialValueInOrderBeforeReturning() {
     let name = Atom("Ada")
     let count = Atom(3)

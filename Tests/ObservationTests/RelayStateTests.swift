@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct RelayStateTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct RelayStateTests {
   typealias Action = RelayState<Int>.Action
 
   @Test(

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct WatchTokenTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WatchTokenTests {
   @Test func runsItsCancellationExactlyOnce() async {
     let runs = Recorder<Int>()
     let token = WatchToken { runs.record(1) }

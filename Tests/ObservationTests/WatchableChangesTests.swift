@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(.minutes(1))) struct WatchableChangesTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WatchableChangesTests {
   @Test func streamsEveryLaterChangeInOrder() async {
     let count = Atom(0)
     let stream = count.changes  // the watch starts here: later changes are buffered

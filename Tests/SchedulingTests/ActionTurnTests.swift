@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(.minutes(1))) struct ActionTurnTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ActionTurnTests {
   @Test func theFirstActionRunsAndLaterOnesWaitInOrder() {
     var turn = ActionTurn<String>()
     #expect(turn.begin("a") == "a")

@@ -2,7 +2,7 @@ import Testing
 import TinyScheduling
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct FakePeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct FakePeriodicTaskLauncherTests {
   @Test func startsInactiveWithNoIntervalAndNoCalls() {
     let launcher = FakePeriodicTaskLauncher()
     #expect(!launcher.isActive)

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(.minutes(1))) struct LauncherCommandTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct LauncherCommandTests {
   @Test(
     arguments: [
       (nil, false, 0, 0),

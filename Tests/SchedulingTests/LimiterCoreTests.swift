@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(.minutes(1))) struct LimiterCoreTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct LimiterCoreTests {
   @Test func actionsThatWaitedRunInOrderRightAfterTheRunningOneOnItsThread() {
     let launcher = FakePeriodicTaskLauncher()
     let core = LimiterCore<RateLimiterState<Work>>(

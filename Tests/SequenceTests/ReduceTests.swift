@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ReduceTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ReduceTests {
   @Test(
     "seedless reduce of Ints",
     arguments: [

@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct SumTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct SumTests {
   @Test(
     "sum of Ints",
     arguments: [

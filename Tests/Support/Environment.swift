@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Whether this process runs under the thread sanitizer (`swift test --sanitize=thread`), which
 /// makes every memory access, allocation and lock several times slower.
@@ -24,3 +25,8 @@ public func stressVolume(full: Int, quick: Int) -> Int {
   let volume = runsFullStress ? full : quick
   return isThreadSanitized ? Swift.max(1, volume / 10) : volume
 }
+
+/// The time limit of every test suite: a minute, or five under the thread sanitizer, which
+/// makes a whole run several times slower (a test that waits its turn for the two cores can
+/// pass a minute there without hanging). A test that hangs fails with its name either way.
+public let suiteTimeLimit = TimeLimitTrait.Duration.minutes(isThreadSanitized ? 5 : 1)

@@ -4,7 +4,7 @@ import Testing
 
 /// The longest any helper here waits before it stops the test process: a broken test fails
 /// with a message naming the helper instead of hanging the suite.
-public let helperTimeout: Duration = .seconds(60)
+public let helperTimeout: Duration = .seconds(isThreadSanitized ? 300 : 60)
 
 /// A one-shot signal between threads and tasks: ``open()`` releases every ``wait()`` and
 /// ``opened()``, now and later.

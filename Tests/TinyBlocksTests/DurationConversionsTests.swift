@@ -6,7 +6,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(.minutes(1))) struct DurationConversionsTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct DurationConversionsTests {
   @Test(
     arguments: [
       (Duration.nanoseconds(1), 1),

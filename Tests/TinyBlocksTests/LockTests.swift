@@ -12,7 +12,7 @@ import TinyTestSupport
 @testable import TinyScheduling
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct LockTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct LockTests {
   @Test func countsExactlyUnderContention() {
     // While one thread holds the lock, another waits for it: contention, not re-locking.
     let counter = TinyObservation.Locked(0)

@@ -5,6 +5,7 @@
 import Foundation
 import Observation
 import Testing
+import TinyTestSupport
 import TinyContext
 import TinyEnvironment
 import TinyObservation
@@ -32,7 +33,7 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
   }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ToolchainNamesTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct ToolchainNamesTests {
   @Test func appleObservationAndTinyModulesShareAFile() throws {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let basket = Basket()

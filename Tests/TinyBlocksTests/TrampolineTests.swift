@@ -7,7 +7,7 @@ import TinyTestSupport
 
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct TrampolineTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct TrampolineTests {
   /// A link of a chain: releasing it releases the next one.
   private final class Link {
     var next: Link?

@@ -69,7 +69,7 @@ final class PartialSystemTests: XCTestCase {
 }
 
 /// The same test in Swift Testing, where the wait must be `await`ed.
-@Suite(.timeLimit(.minutes(1))) struct PartialSystemAsyncTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PartialSystemAsyncTests {
   @Test func theClientFetchesTheFeedFromARealServer() async throws {
     let fixture = try PartialSystemTests.Fixture(items: ["tea", "scones"])
     defer { fixture.close() }

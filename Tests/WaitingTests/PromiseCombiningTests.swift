@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct PromiseCombiningTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseCombiningTests {
   @Test func allKeepsInputOrderWhateverTheArrivalOrder() {
     let promises = (0..<4).map { _ in Promise<Int>() }
     let all = Promise.all(promises)

@@ -2,7 +2,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct PromiseStorageTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct PromiseStorageTests {
   /// A value whose release can be observed.
   private final class Box: Sendable {}
 

@@ -4,7 +4,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct WaiterAsynchronousWaitTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WaiterAsynchronousWaitTests {
   @Test func workDoneAfterTwoTenthsMakesAWaitSucceedWhenItFinishes() async {
     let waiter = Waiter()
     let started = ContinuousClock.now

@@ -148,7 +148,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 }
 
 /// The synchronous wait off the main thread: it blocks without spinning.
-@Suite(.timeLimit(.minutes(1))) struct WaiterSynchronousWaitOffTheMainThreadTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WaiterSynchronousWaitOffTheMainThreadTests {
   @Test func workDoneAfterTwoTenthsMakesAWaitSucceedAndATenthOfASecondWaitFail() async {
     let succeeded = Waiter()
     finishOnNewThread(after: 0.2) { succeeded.finish() }

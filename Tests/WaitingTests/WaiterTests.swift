@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 import TinyWaiting
 
-@Suite(.timeLimit(.minutes(1))) struct WaiterTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct WaiterTests {
   @Test(
     "finish() counts up to the expected count, then reports extras",
     arguments: [

@@ -30,9 +30,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {  // safe: mutable state on
     let listener = socket(AF_INET, streamSocket, 0)
     guard listener >= 0 else { throw POSIXError.current }
     var address = sockaddr_in()
-    #if canImport(Darwin)
-      address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-    #endif
+    // No `sin_len` on Apple platforms: `bind` takes the length from its third argument.
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0  // ephemeral: the system picks a free port
