@@ -3,7 +3,7 @@ import TinyTestSupport
 @testable import TinyWaiting
 
 /// The list of waiting callbacks: the first kept inline, the rest in an array, one order.
-@Suite(.timeLimit(.minutes(1))) struct CallbackListTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct CallbackListTests {
   private func list(_ names: [String]) -> CallbackList<String> {
     var list = CallbackList<String>()
     for (id, name) in names.enumerated() { list.append((UInt64(id), name)) }
