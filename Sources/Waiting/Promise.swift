@@ -278,6 +278,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.whenResolved(on: .main) { result in label.text = "\(result)" }
   /// ```
   ///
+  /// A callback sent to `.main` runs whenever the main thread is free to drain the main queue:
+  /// an app's run loop; Swift Testing (its tests run off the main thread, and the main queue
+  /// keeps draining, also for `@MainActor` tests); an `async` XCTest test; a synchronous XCTest
+  /// test only while it waits (`wait(for:timeout:)`, ``Waiter/wait(timeout:eachQuantum:)``),
+  /// since its body occupies the main thread; a command-line tool only when its top-level code
+  /// is `async` or it runs `RunLoop.main.run()` / `dispatchMain()`.
+  ///
   /// - Parameters:
   ///   - queue: The queue to run the callback on.
   ///   - callback: The function to call with the value or the error.
