@@ -105,10 +105,11 @@ extension Promise {
     // arrives at any moment can take the callback back; whoever takes it resumes.
     let id = storage.withLock { $0.makeID() }
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let resume: Callback = { continuation.resume(with: Self.resolution(at: $0)) }
+      // Unchecked: the state hands the continuation to exactly one resumer (the resolution or
+      // the cancellation), and keeping it bare saves a closure and a checked wrapper.
+      try await withUnsafeThrowingContinuation { continuation in
         let result = storage.withLock { state -> Result<Value, any Error>? in
-          if state.register(resume, id: id) == .waiting { return nil }
+          if state.register(.task(SuspendedTask(continuation)), id: id) == .waiting { return nil }
           return storage.result(in: state)
         }
         if let result { return continuation.resume(with: result) }
@@ -126,7 +127,9 @@ extension Promise {
     guard let resume = storage.withLock({ $0.unregister(id) }) else {
       return
     }
-    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }
+    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) {
+      Self.run(resume, with: $0)
+    }
   }
 }
 

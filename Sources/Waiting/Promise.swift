@@ -154,7 +154,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     withUnsafePointer(to: result) { result in
       var index = 0
       for entry in delivery.callbacks {
-        entry.callback(result)
+        Self.run(entry.callback, with: result)
         if index == delivery.lastQueued { deliverDeferred(result) }
         index += 1
       }
@@ -182,7 +182,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
       let deferred = storage.withLock { $0.takeDeferred() }
       if deferred.isEmpty { return }
       for entry in deferred {
-        entry.callback(result)
+        Self.run(entry.callback, with: result)
       }
     }
   }
@@ -246,12 +246,20 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
   /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
   /// not a closure inside another.
-  func addCallback(_ callback: @escaping Callback) {
+  func addCallback(_ callback: @escaping @Sendable (UnsafeRawPointer) -> Void) {
     let result = storage.withLock { state -> Result<Value, any Error>? in
-      if state.register(callback) == .waiting { return nil }
+      if state.register(.function(callback)) == .waiting { return nil }
       return storage.result(in: state)
     }
     if let result { withUnsafePointer(to: result) { callback($0) } }
+  }
+
+  /// Runs a stored callback with the resolution at `result`.
+  static func run(_ callback: Callback, with result: UnsafeRawPointer) {
+    switch callback {
+    case .function(let function): function(result)
+    case .task(let task): task.resume(Value.self, with: result)
+    }
   }
 
   /// The resolution a stored callback receives.
@@ -263,7 +271,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   static func callback(
     _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Callback {
-    { result in body(resolution(at: result)) }
+    .function { result in body(resolution(at: result)) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.
@@ -298,7 +306,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
     guard let result else { return }
     withUnsafePointer(to: result) { result in
-      send(result)
+      Self.run(send, with: result)
       deliverDeferred(result)
     }
   }
