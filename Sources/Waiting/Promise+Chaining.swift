@@ -62,6 +62,10 @@ extension Promise {
   /// returned promise. A step that returns the very promise `then` returned would wait for
   /// itself forever: that promise is rejected with ``PromiseCycleError`` instead.
   ///
+  /// When this promise is fulfilled already and `next` returns a promise that is resolved
+  /// already, that promise itself is returned: its outcome can no longer change. A pending step
+  /// is never returned itself, so resolving the returned promise never resolves the step.
+  ///
   /// ```swift
   /// api.authenticate()                  // Promise<Token>
   ///   .then { token in api.feed(for: token) }   // Promise<Feed>
