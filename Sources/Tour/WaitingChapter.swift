@@ -58,7 +58,7 @@ let waitingChapter = Chapter(
   ])
   show("Promise.race([network, Promise(value: \"cached\")])", try await quick.value)
 
-  say("")
+  print()
   say("A waiter: three jobs count primes on background threads; the wait ends at the last one.")
   let waiter = Waiter(count: 3)
   let counts = Promise.all(
@@ -87,6 +87,18 @@ let waitingChapter = Chapter(
   say(
     "(synchronous code — an XCTest test, a main thread — calls waiter.wait(timeout:) without await)"
   )
+
+  print()
+  say("The main queue: work sent to it runs whenever the main thread is free to drain it. This")
+  say("tour's top-level code is async, so the main queue drains while the tour awaits:")
+  let ranOnMain = Waiter()
+  Promise(value: "ready").whenResolved(on: .main) { _ in ranOnMain.finish() }
+  show(
+    "Promise(value: \"ready\").whenResolved(on: .main) { _ in ranOnMain.finish() }",
+    "sent to the main queue")
+  show("await ranOnMain.wait(timeout: .seconds(10))", await ranOnMain.wait(timeout: .seconds(10)))
+  say("(a synchronous XCTest test, whose body occupies the main thread, drains it only while it")
+  say("waits: waiter.wait(timeout:) spins the main run loop there)")
 }
 
 /// Whether `number` is prime, by trial division: deliberately plain work for the waiter.

@@ -46,9 +46,10 @@ extension Promise {
       break
     }
     let mapped = Promise<NewValue>()
-    whenResolved { result in
-      mapped.settle(with: result.flatMap { value in Result { try transform(value) } })
-    }
+    addCallback({ result in
+      mapped.settle(
+        with: Self.resolution(at: result).flatMap { value in Result { try transform(value) } })
+    })
     return mapped
   }
 
@@ -60,6 +61,10 @@ extension Promise {
   /// does. A rejection skips `next` and passes the error on; an error `next` throws rejects the
   /// returned promise. A step that returns the very promise `then` returned would wait for
   /// itself forever: that promise is rejected with ``PromiseCycleError`` instead.
+  ///
+  /// When this promise is fulfilled already and `next` returns a promise that is resolved
+  /// already, that promise itself is returned: its outcome can no longer change. A pending step
+  /// is never returned itself, so resolving the returned promise never resolves the step.
   ///
   /// ```swift
   /// api.authenticate()                  // Promise<Token>
@@ -76,7 +81,7 @@ extension Promise {
     switch storage.withLock({ $0.phase }) {
     case .fulfilled:
       do {
-        return try next(storage.slot.pointee).derived()  // set for good once fulfilled
+        return try next(storage.slot.pointee).followed()  // set for good once fulfilled
       } catch {
         return Promise<NewValue>(error: error)
       }
@@ -86,22 +91,22 @@ extension Promise {
       break
     }
     let chained = Promise<NewValue>()
-    whenResolved { result in
-      switch result {
+    addCallback({ result in
+      switch Self.resolution(at: result) {
       case .success(let value):
         do {
           let step = try next(value)
           guard step !== chained else {
             return chained.settle(with: .failure(PromiseCycleError()))
           }
-          step.whenResolved { chained.settle(with: $0) }
+          step.addCallback({ chained.settle(with: Promise<NewValue>.resolution(at: $0)) })
         } catch {
           chained.settle(with: .failure(error))
         }
       case .failure(let error):
         chained.settle(with: .failure(error))
       }
-    }
+    })
     return chained
   }
 
@@ -134,23 +139,20 @@ extension Promise {
       break
     }
     let recovered = Promise<Value>()
-    whenResolved { result in
-      recovered.settle(with: result.flatMapError { error in Result { try recovery(error) } })
-    }
+    addCallback({ result in
+      recovered.settle(
+        with: Self.resolution(at: result).flatMapError { error in Result { try recovery(error) } })
+    })
     return recovered
   }
 
-  /// A new promise that resolves as this one does: at once when this one is resolved.
-  func derived() -> Promise<Value> {
-    switch storage.withLock({ $0.phase }) {
-    case .fulfilled:
-      return Promise(value: storage.slot.pointee)  // set for good once fulfilled
-    case .rejected(let error):
-      return Promise(error: error)
-    case .pending:
-      let follower = Promise()
-      whenResolved { follower.settle(with: $0) }
-      return follower
-    }
+  /// A promise that resolves as this one does: this very promise when it is resolved already
+  /// (nothing is left to wait for, and it can never change), else a new promise that follows
+  /// it, so that whoever holds the result cannot resolve this one.
+  func followed() -> Promise<Value> {
+    if isResolved { return self }
+    let follower = Promise()
+    addCallback({ follower.settle(with: Self.resolution(at: $0)) })
+    return follower
   }
 }

@@ -39,7 +39,7 @@ extension Promise {
     if values.count == promises.count { return Promise<[Value]>(value: values) }
     let collector = Collector(inputs, count: promises.count)
     for (index, promise) in promises.enumerated() {
-      promise.whenResolved { collector.receive($0, at: index) }
+      promise.addCallback({ collector.receive(Promise.resolution(at: $0), at: index) })
     }
     return collector.combined
   }
@@ -84,10 +84,10 @@ extension Promise {
     }
     let first = Promise<Value>()
     for promise in promises {
-      promise.whenResolved { result in
+      promise.addCallback({ result in
         guard inputs.claim() else { return }
-        first.settle(with: inputs.firstResolution { _ in true } ?? result)
-      }
+        first.settle(with: inputs.firstResolution { _ in true } ?? Promise.resolution(at: result))
+      })
     }
     return first
   }

@@ -51,7 +51,7 @@ extension Promise {
     ///   promise (it would wait for itself forever).
     nonisolated(nonsending) public var value: Value {
       get async throws {
-        guard try isFulfilled() else { return try await suspendUntilResolved() }
+        if let id = try waitingID() { return try await suspendUntilResolved(id: id) }
         return storage.slot.pointee  // written before the promise was fulfilled, never since
       }
     }
@@ -74,41 +74,47 @@ extension Promise {
     ///   promise (it would wait for itself forever).
     public var value: Value {
       get async throws {
-        guard try isFulfilled() else { return try await suspendUntilResolved() }
+        if let id = try waitingID() { return try await suspendUntilResolved(id: id) }
         return storage.slot.pointee  // written before the promise was fulfilled, never since
       }
     }
   #endif
 
-  /// The fast path of ``value``: whether the promise is fulfilled (its value is then set for
-  /// good, so it may be read without the lock), `false` while it is pending; throws the
-  /// error of a rejected promise. It names no type that depends on `Value`, so it needs no
-  /// metadata lookup. Always inlined: as a call it added about 4 ns to a resolved `value`
-  /// (48 ns against 44 ns, measured here).
+  /// The fast path of ``value``: `nil` when the promise is fulfilled (its value is then set for
+  /// good, so it may be read without the lock); while it is pending, a new callback identifier
+  /// for the wait, made under the same lock so that the slow path takes the lock once less;
+  /// throws the error of a rejected promise. It names no type that depends on `Value`, so it
+  /// needs no metadata lookup. Always inlined: as a call it added about 4 ns to a resolved
+  /// `value` (48 ns against 44 ns, measured here).
   @inline(__always)
-  private func isFulfilled() throws -> Bool {
-    switch storage.withLock({ $0.phase }) {
-    case .fulfilled: return true
+  private func waitingID() throws -> UInt64? {
+    let (phase, id) = storage.withLock { state in
+      (state.phase, state.isResolved ? 0 : state.makeID())
+    }
+    switch phase {
+    case .fulfilled: return nil
     case .rejected(let error): throw error
-    case .pending: return false
+    case .pending: return id
     }
   }
 
   /// The slow path of ``value``: suspends until the promise resolves or the task is cancelled.
-  private func suspendUntilResolved() async throws -> Value {
+  /// `id` is known before the wait is registered, so a cancellation that arrives at any moment
+  /// can take the wait back.
+  private func suspendUntilResolved(id: UInt64) async throws -> Value {
     if let resolving = OperationTask.current, resolving.promise == ObjectIdentifier(self),
       resolving.task == currentTaskNumber()
     {
       throw PromiseCycleError()
     }
-    // The identifier is known before the callback is registered, so a cancellation that
-    // arrives at any moment can take the callback back; whoever takes it resumes.
-    let id = storage.withLock { $0.makeID() }
+    // Whoever takes the registered wait back out of the state (the resolution or the
+    // cancellation) resumes it.
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let resume = Self.callback { continuation.resume(with: $0) }
+      // Unchecked: the state hands the continuation to exactly one resumer (the resolution or
+      // the cancellation), and keeping it bare saves a closure and a checked wrapper.
+      try await withUnsafeThrowingContinuation { continuation in
         let result = storage.withLock { state -> Result<Value, any Error>? in
-          if state.register(resume, id: id) == .waiting { return nil }
+          if state.register(.task(SuspendedTask(continuation)), id: id) == .waiting { return nil }
           return storage.result(in: state)
         }
         if let result { return continuation.resume(with: result) }
@@ -126,7 +132,9 @@ extension Promise {
     guard let resume = storage.withLock({ $0.unregister(id) }) else {
       return
     }
-    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) { resume($0) }
+    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) {
+      Self.run(resume, with: $0)
+    }
   }
 }
 

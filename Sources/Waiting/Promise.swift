@@ -152,9 +152,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     // queue, one after another, before it returns.
     let outermost = Trampoline.enter()
     withUnsafePointer(to: result) { result in
-      for (index, entry) in delivery.callbacks.enumerated() {
-        entry.callback(result)
+      var index = 0
+      for entry in delivery.callbacks {
+        Self.run(entry.callback, with: result)
         if index == delivery.lastQueued { deliverDeferred(result) }
+        index += 1
       }
     }
     if let outermost { Trampoline.leave(outermost) }
@@ -180,7 +182,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
       let deferred = storage.withLock { $0.takeDeferred() }
       if deferred.isEmpty { return }
       for entry in deferred {
-        entry.callback(result)
+        Self.run(entry.callback, with: result)
       }
     }
   }
@@ -241,11 +243,35 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     if let result { callback(result) }
   }
 
+  /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
+  /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
+  /// not a closure inside another.
+  func addCallback(_ callback: @escaping @Sendable (UnsafeRawPointer) -> Void) {
+    let result = storage.withLock { state -> Result<Value, any Error>? in
+      if state.register(.function(callback)) == .waiting { return nil }
+      return storage.result(in: state)
+    }
+    if let result { withUnsafePointer(to: result) { callback($0) } }
+  }
+
+  /// Runs a stored callback with the resolution at `result`.
+  static func run(_ callback: Callback, with result: UnsafeRawPointer) {
+    switch callback {
+    case .function(let function): function(result)
+    case .task(let task): task.resume(Value.self, with: result)
+    }
+  }
+
+  /// The resolution a stored callback receives.
+  static func resolution(at pointer: UnsafeRawPointer) -> Result<Value, any Error> {
+    pointer.assumingMemoryBound(to: Result<Value, any Error>.self).pointee
+  }
+
   /// Wraps `body` as a stored callback.
   static func callback(
     _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Callback {
-    { result in body(result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee) }
+    .function { result in body(resolution(at: result)) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.
@@ -260,6 +286,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.whenResolved(on: .main) { result in label.text = "\(result)" }
   /// ```
   ///
+  /// A callback sent to `.main` runs whenever the main thread is free to drain the main queue:
+  /// an app's run loop; Swift Testing (its tests run off the main thread, and the main queue
+  /// keeps draining, also for `@MainActor` tests); an `async` XCTest test; a synchronous XCTest
+  /// test only while it waits (`wait(for:timeout:)`, ``Waiter/wait(timeout:eachQuantum:)``),
+  /// since its body occupies the main thread; a command-line tool only when its top-level code
+  /// is `async` or it runs `RunLoop.main.run()` / `dispatchMain()`.
+  ///
   /// - Parameters:
   ///   - queue: The queue to run the callback on.
   ///   - callback: The function to call with the value or the error.
@@ -273,7 +306,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
     }
     guard let result else { return }
     withUnsafePointer(to: result) { result in
-      send(result)
+      Self.run(send, with: result)
       deliverDeferred(result)
     }
   }

@@ -37,9 +37,11 @@ extension Waiter {
   /// }
   /// ```
   ///
-  /// It is unavailable from `async` code: Swift Testing runs tests off the main thread, where
-  /// the main run loop never runs, and a blocked cooperative thread can deadlock the very work
-  /// being awaited. There, use `await wait(timeout:)`.
+  /// It is unavailable from `async` code, and that is all the compiler checks: a synchronous
+  /// function on the concurrency runtime's threads (a synchronous Swift Testing `@Test`, say)
+  /// compiles it silently. Use `await wait(timeout:)` there: off the main thread this wait
+  /// cannot spin the main run loop, and a blocked cooperative thread can deadlock the very work
+  /// being awaited.
   ///
   /// Inside a main-queue block the main queue is busy with that block, so no other main-queue
   /// block can run until the wait returns (run-loop timers still fire on the main thread), and

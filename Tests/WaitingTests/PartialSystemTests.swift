@@ -10,7 +10,7 @@ import TinyTestSupport
 
 /// The classic "partial system test": the real client against a real (tiny, local) server,
 /// instead of a mocked response, with a waiter holding the test until the completion handler
-/// has run. It is the closing example of Docs/Waiting.md.
+/// has run. It is the closing example of Docs/Waiting.md, in both forms: keep them alike.
 final class PartialSystemTests: XCTestCase {
   /// The client under test: fetches a feed and hands its items to a completion handler.
   struct FeedClient {
@@ -54,37 +54,49 @@ final class PartialSystemTests: XCTestCase {
   func testTheClientFetchesTheFeedFromARealServer() throws {
     let fixture = try Fixture(items: ["tea", "scones"])
     defer { fixture.close() }
-    let (client, server) = (fixture.client, fixture.server)
 
     let waiter = Waiter()
-    let received = Recorder<Result<[String], any Error>>()
-    client.fetchItems { result in
-      received.record(result)
+    let received = Promise<[String]>()
+    fixture.client.fetchItems { result in
+      received.resolve(with: result)
       waiter.finish()
     }
     XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
 
-    XCTAssertEqual(received.all.count, 1)
-    XCTAssertEqual(try received.all.first?.get(), ["tea", "scones"])
-    XCTAssertEqual(server.requestLines, ["GET /feed HTTP/1.1"])
+    XCTAssertEqual(try received.result?.get(), ["tea", "scones"])
+    XCTAssertEqual(fixture.server.requestLines, ["GET /feed HTTP/1.1"])
   }
 }
 
 /// The same test in Swift Testing, where the wait must be `await`ed.
 @Suite(.timeLimit(suiteTimeLimit)) struct PartialSystemAsyncTests {
   @Test func theClientFetchesTheFeedFromARealServer() async throws {
+    let fixture = try PartialSystemTests.Fixture(items: ["tea", "scones"])
+    defer { fixture.close() }
+
+    let waiter = Waiter()
+    let received = Promise<[String]>()
+    fixture.client.fetchItems { result in
+      received.resolve(with: result)
+      waiter.finish()
+    }
+    #expect(await waiter.wait(timeout: .seconds(30)))
+
+    #expect(try received.result?.get() == ["tea", "scones"])
+    #expect(fixture.server.requestLines == ["GET /feed HTTP/1.1"])
+  }
+
+  @Test func theCompletionHandlerRunsExactlyOnce() async throws {
     let fixture = try PartialSystemTests.Fixture(items: ["coffee"])
     defer { fixture.close() }
-    let (client, server) = (fixture.client, fixture.server)
 
     let waiter = Waiter()
     let received = Recorder<Result<[String], any Error>>()
-    client.fetchItems { result in
+    fixture.client.fetchItems { result in
       received.record(result)
       waiter.finish()
     }
     #expect(await waiter.wait(timeout: .seconds(30)))
     #expect(try received.all.map { try $0.get() } == [["coffee"]])
-    #expect(server.requestLines == ["GET /feed HTTP/1.1"])
   }
 }

@@ -87,6 +87,39 @@ import TinyTestSupport
     #expect(resolved.result?.value == 2)
   }
 
+  @Test func thenOfAFulfilledPromiseReturnsAResolvedStepItself() {
+    let fulfilled = Promise(value: "step")
+    let rejected = Promise<String>(error: TestError(4))
+    #expect(Promise(value: 1).then { _ in fulfilled } === fulfilled)
+    #expect(Promise(value: 1).then { _ in rejected } === rejected)
+  }
+
+  @Test func thenNeverHandsOutAPendingStepWhoseResolutionIsNotItsOwn() {
+    // A pending step is followed, not returned: resolving what `then` returned must not
+    // resolve the step that others may hold, whether the source was resolved or pending.
+    let step = Promise<Int>()
+    let source = Promise<Int>()
+    let fromResolved = Promise(value: 1).then { _ in step }
+    let fromPending = source.then { _ in step }
+    source.fulfill(1)
+    #expect(fromResolved !== step)
+    #expect(fromPending !== step)
+    #expect(fromResolved.fulfill(7))
+    #expect(fromPending.fulfill(8))
+    #expect(!step.isResolved)
+    step.fulfill(9)
+    #expect(fromResolved.result?.value == 7)
+    #expect(fromPending.result?.value == 8)
+  }
+
+  @Test func aPendingStepIsFollowedWhenTheSourceIsFulfilledAlready() {
+    let step = Promise<Int>()
+    let chained = Promise(value: 1).then { _ in step }
+    #expect(!chained.isResolved)
+    step.reject(TestError(5))
+    #expect(chained.result?.testError == TestError(5))
+  }
+
   @Test func authenticateThenFeedThenItemsWithRecovery() async throws {
     struct Feed: Sendable {
       let items: [String]

@@ -65,7 +65,7 @@ import TinyTestSupport
       let box = Box()
       released = box
       let storage = PromiseStorage<Int>()
-      _ = storage.withLock { $0.register({ _ in _ = box }) }
+      _ = storage.withLock { $0.register(.function { _ in _ = box }) }
     }
     #expect(released == nil)
   }

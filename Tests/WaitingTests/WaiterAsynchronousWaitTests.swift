@@ -24,7 +24,8 @@ import TinyTestSupport
     }
     executor.runUntilIdle()
     await onNewThread {
-      Thread.sleep(forTimeInterval: 0.2)  // the work
+      // timing: the work must end after the wait's deadline on the waiter's real clock
+      Thread.sleep(forTimeInterval: 0.2)
       waiter.finish()
     }
     executor.runUntilIdle()
@@ -46,7 +47,8 @@ import TinyTestSupport
     let suspendedBy = ContinuousClock.now
     await onNewThread {
       while ContinuousClock.now < suspendedBy + .milliseconds(40) {
-        Thread.sleep(forTimeInterval: 0.01)  // the deadline passes
+        // timing: the wait's real-clock deadline must pass before the finish
+        Thread.sleep(forTimeInterval: 0.01)
       }
       waiter.finish()
     }

@@ -47,6 +47,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
   func testWorkDoneAfterTwoTenthsOnTheMainQueueMakesAWaitSucceedWhenItFinishes() {
     let waiter = Waiter()
     let started = ContinuousClock.now
+    // timing: the wait must last until late work on the main queue, on the real clock
     DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
     XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(190))
@@ -57,6 +58,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     // The work starts once the wait spins the main run loop (the main queue drains only then),
     // so however late this thread gets to the wait, the work finishes after its deadline.
     DispatchQueue.main.async {
+      // timing: the work must end after the wait's real-clock deadline
       DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
     }
     let started = ContinuousClock.now
@@ -221,6 +223,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
           guard !ran else { return }
           ran = true
           // The wait began before this run, so its deadline is less than 200 ms away.
+          // timing: eachQuantum must outlast the wait's real-clock deadline
           Thread.sleep(forTimeInterval: 0.25)
           waiter.finish()
         }
@@ -305,6 +308,7 @@ extension WaiterSynchronousWaitOffTheMainThreadTests {
       var runs = 0
       _ = waiter.wait(timeout: .milliseconds(300)) {
         runs += 1
+        // timing: the first run must fall 25 real-clock quanta behind
         if runs == 1 { Thread.sleep(forTimeInterval: 0.25) }
       }
       return runs

@@ -1,5 +1,6 @@
-// TinyWaiting: a resolved Promise's map×3 chain beside a hand-written lock-based promise and
-// OpenCombine's Future; `await promise.value` beside a checked-continuation round trip; and a
+// TinyWaiting: a resolved Promise's map×3 and then×3 chains beside a hand-written lock-based
+// promise and OpenCombine's Future; `await promise.value` beside a checked-continuation round
+// trip, on a resolved promise and on one fulfilled later from `DispatchQueue.global()`; and a
 // Waiter's wake latency beside XCTestExpectation + XCTWaiter and a 0.1 s polling loop.
 
 import Benchmark
@@ -54,6 +55,25 @@ final class HandPromise<Value: Sendable>: @unchecked Sendable {  // safe: state 
     return mapped
   }
 
+  func then<New: Sendable>(
+    _ next: @escaping @Sendable (Value) throws -> HandPromise<New>
+  ) -> HandPromise<New> {
+    let chained = HandPromise<New>()
+    whenResolved { result in
+      switch result {
+      case .success(let value):
+        do {
+          try next(value).whenResolved { chained.resolve($0) }
+        } catch {
+          chained.resolve(.failure(error))
+        }
+      case .failure(let error):
+        chained.resolve(.failure(error))
+      }
+    }
+    return chained
+  }
+
   var value: Value? {
     lock.lock()
     defer { lock.unlock() }
@@ -68,8 +88,63 @@ final class HandPromise<Value: Sendable>: @unchecked Sendable {  // safe: state 
 let wakeLatency = BenchmarkMetric.custom(
   "wake latency (μs)", polarity: .prefersSmaller, useScalingFactor: false)
 
+// MARK: - The chains and round trips, checked before anything is timed
+
+/// 1 → 2 → 4 → 1, one hand-written promise per step.
+func handThenChain() -> HandPromise<Int> {
+  HandPromise(value: 1).then { HandPromise(value: $0 + 1) }.then { HandPromise(value: $0 * 2) }
+    .then { HandPromise(value: $0 - 3) }
+}
+
+/// 1 → 2 → 4 → 1, one `Promise` per step.
+func promiseThenChain() -> Promise<Int> {
+  Promise(value: 1).then { Promise(value: $0 + 1) }.then { Promise(value: $0 * 2) }
+    .then { Promise(value: $0 - 3) }
+}
+
+/// 1 → 2 → 4 → 1, one OpenCombine `Future` per step.
+func futureFlatMapChain() -> some Publisher<Int, Never> {
+  Future<Int, Never> { $0(.success(1)) }
+    .flatMap { value in Future<Int, Never> { $0(.success(value + 1)) } }
+    .flatMap { value in Future<Int, Never> { $0(.success(value * 2)) } }
+    .flatMap { value in Future<Int, Never> { $0(.success(value - 3)) } }
+}
+
+/// 42, from a checked continuation resumed on a global-queue thread.
+func continuationRoundTrip() async -> Int {
+  await withCheckedContinuation { continuation in
+    DispatchQueue.global().async { continuation.resume(returning: 42) }
+  }
+}
+
+/// 42, from a pending promise fulfilled on a global-queue thread.
+func pendingPromiseRoundTrip() async -> Int {
+  let promise = Promise<Int>()
+  DispatchQueue.global().async { promise.fulfill(42) }
+  do {
+    return try await promise.value
+  } catch {
+    fatalError("WaitingBenchmarks: the promise was rejected with \(error)")
+  }
+}
+
+/// Stops the suite when a variant computes the wrong result: a wrong variant is not timed.
+func verifyVariants() async {
+  var published: [Int] = []
+  let subscription = futureFlatMapChain().sink { published.append($0) }
+  let results = [
+    handThenChain().value, try? promiseThenChain().result?.get(), published.first,
+    await continuationRoundTrip(), await pendingPromiseRoundTrip(),
+  ]
+  guard results == [1, 1, 1, 42, 42] else {
+    fatalError("WaitingBenchmarks: a variant computed the wrong result: \(results)")
+  }
+  blackHole(subscription)
+}
+
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 1_000)
+  Benchmark.setup = { await verifyVariants() }
 
   compare(
     "Promise map×3 (resolved)",
@@ -91,7 +166,28 @@ let benchmarks: @Sendable () -> Void = {
     }
   )
 
-  // Async bodies cannot be paired by `compare`; the report divides medians instead.
+  compare(
+    "Promise then×3 (resolved)",
+    baseline: Variant("hand-written lock-based promise") { blackHole(handThenChain().value) },
+    Variant("TinyWaiting") { blackHole(promiseThenChain().result) },
+    Variant("OpenCombine Future + flatMap×3") {
+      let subscription = futureFlatMapChain().sink { blackHole($0) }
+      blackHole(subscription)
+    }
+  )
+
+  // A pending promise, fulfilled from a global-queue thread while the task awaits it, beside
+  // the floor: a checked continuation resumed from the same queue.
+  compare(
+    "await value (pending, fulfilled from DispatchQueue.global())",
+    configuration: .roundTrip,
+    baseline: AsyncVariant("checked continuation resumed from the queue") {
+      blackHole(await continuationRoundTrip())
+    },
+    AsyncVariant("TinyWaiting") { blackHole(await pendingPromiseRoundTrip()) }
+  )
+
+  // Async bodies of the resolved case stay unpaired: the report divides medians instead.
   let resolved = Promise(value: 42)
   Benchmark("await value (resolved) · Checked continuation round trip") { benchmark async in
     for _ in benchmark.scaledIterations {

@@ -51,7 +51,7 @@ struct PromiseState<Callback> {
   /// The callbacks a resolution hands out, oldest first.
   struct Delivery {
     /// The callbacks, oldest first.
-    var callbacks: [(id: UInt64, callback: Callback)]
+    var callbacks: CallbackList<Callback>
     /// The position of the last queued callback in `callbacks`, or `nil` when there is none:
     /// once it is sent, call ``takeDeferred()`` until it returns nothing.
     var lastQueued: Int?
@@ -65,7 +65,7 @@ struct PromiseState<Callback> {
   private(set) var stamp: UInt64
   /// Callbacks registered while pending, oldest first, each with the identifier it was given;
   /// once resolved, queued callbacks registered while another thread delivers.
-  private var waiting: [(id: UInt64, callback: Callback)] = []
+  private var waiting = CallbackList<Callback>()
   /// The position of the last queued callback in `waiting` while pending; -1 for none (a
   /// plain integer keeps the state cheap to copy).
   private var lastQueued = -1
@@ -105,7 +105,7 @@ struct PromiseState<Callback> {
     phase = resolution
     self.stamp = stamp()
     let delivery = Delivery(callbacks: waiting, lastQueued: lastQueued < 0 ? nil : lastQueued)
-    waiting = []
+    waiting = CallbackList()
     isDelivering = lastQueued >= 0
     lastQueued = -1
     return delivery
@@ -146,9 +146,9 @@ struct PromiseState<Callback> {
 
   /// Hands the delivering thread the queued callbacks registered while it delivered, oldest
   /// first; when there are none, it stops delivering.
-  mutating func takeDeferred() -> [(id: UInt64, callback: Callback)] {
+  mutating func takeDeferred() -> CallbackList<Callback> {
     if waiting.isEmpty { isDelivering = false }
-    defer { waiting = [] }
+    defer { waiting = CallbackList() }
     return waiting
   }
 
@@ -157,18 +157,18 @@ struct PromiseState<Callback> {
   /// - Returns: The callback, or `nil` when it is no longer waiting (it was handed out by
   ///   ``resolve(_:stamp:)`` or removed already).
   mutating func unregister(_ id: UInt64) -> Callback? {
-    guard !isResolved, let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+    guard !isResolved, let (index, callback) = waiting.remove(id: id) else { return nil }
     // Removing the last queued callback leaves its predecessor as the point after which
     // the resolver hands over: never too early, since no queued callback comes later.
     if index <= lastQueued { lastQueued -= 1 }
-    return waiting.remove(at: index).callback
+    return callback
   }
 
   /// Takes out every waiting callback (a pending promise is going away), so they can be
   /// released after unlocking.
-  mutating func takeAllWaiting() -> [(id: UInt64, callback: Callback)] {
+  mutating func takeAllWaiting() -> CallbackList<Callback> {
     lastQueued = -1
-    defer { waiting = [] }
+    defer { waiting = CallbackList() }
     return waiting
   }
 }

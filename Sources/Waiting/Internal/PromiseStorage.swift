@@ -39,10 +39,9 @@ struct PromiseStorage<Value>: ~Copyable {
   deinit {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
     // and one still delivering them is held alive by the thread that delivers.
-    let (isFulfilled, released) = state.withLock {
-      state -> (Bool, [(id: UInt64, callback: PromiseCallback)]) in
-      if state.isResolved { return (state.isFulfilled, []) }
-      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : [])
+    let (isFulfilled, released) = state.withLock { state -> (Bool, CallbackList<PromiseCallback>) in
+      if state.isResolved { return (state.isFulfilled, CallbackList()) }
+      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
     }
     if isFulfilled { slot.deinitialize(count: 1) }
     slot.deallocate()
@@ -70,7 +69,34 @@ struct PromiseStorage<Value>: ~Copyable {
   }
 }
 
-/// A callback a promise keeps while pending: it receives a pointer to the
-/// `Result<Value, any Error>` the promise is resolved with, so its type does not depend on
+/// What a promise keeps while pending for each interested party; its type does not depend on
 /// `Value`.
-typealias PromiseCallback = @Sendable (UnsafeRawPointer) -> Void
+enum PromiseCallback: Sendable {
+  /// A function that receives a pointer to the `Result<Value, any Error>` the promise is
+  /// resolved with.
+  case function(@Sendable (UnsafeRawPointer) -> Void)
+  /// A task suspended in `value`: its continuation, kept bare, so that awaiting a pending
+  /// promise allocates no closure.
+  case task(SuspendedTask)
+}
+
+/// The `UnsafeContinuation<Value, any Error>` of a task awaiting a promise, with its type
+/// erased (the continuation is one pointer; the promise knows `Value` and restores it).
+struct SuspendedTask: @unchecked Sendable {
+  // Safe: a continuation may be resumed from any thread, and this one is resumed exactly once,
+  // by whoever takes it out of the promise's state with the lock held.
+
+  /// The continuation's bits.
+  let continuation: UnsafeRawPointer
+
+  /// Keeps `continuation`.
+  init<Value>(_ continuation: UnsafeContinuation<Value, any Error>) {
+    self.continuation = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
+  }
+
+  /// Resumes the task with the resolution at `result`, a `Result<Value, any Error>`.
+  func resume<Value: Sendable>(_: Value.Type, with result: UnsafeRawPointer) {
+    unsafeBitCast(continuation, to: UnsafeContinuation<Value, any Error>.self)
+      .resume(with: result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee)
+  }
+}

@@ -19,6 +19,7 @@ struct TestError: Error, Equatable {
 /// milliseconds, and work that must finish on time must not queue behind them.
 func finishOnNewThread(after delay: Double, _ finish: @escaping @Sendable () -> Void) {
   let thread = Thread {
+    // timing: the caller asks for a finish after a real delay, to test a real-clock timeout
     Thread.sleep(forTimeInterval: delay)
     finish()
   }
