@@ -48,5 +48,5 @@ func show(_ code: String, _ result: Any, width: Int = 48) {
 
 /// Prints an explanatory line in the tour's voice.
 func say(_ text: String) {
-  print("  \(text)")
+  print(text.isEmpty ? "" : "  \(text)")
 }

@@ -55,7 +55,7 @@ let observationChapter = Chapter(
     let clicks = Atom(0)
     @Sendable func body() {
       let text = withObservationTracking {
-        "Clicked \(clicks.value) times"  // the read registers, as in a SwiftUI body
+        counted(clicks.value, "click")  // the read registers, as in a SwiftUI body
       } onChange: {
         body()  // SwiftUI schedules the body again; here it runs at once, on the changing thread
       }
