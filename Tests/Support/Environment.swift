@@ -26,7 +26,13 @@ public func stressVolume(full: Int, quick: Int) -> Int {
   return isThreadSanitized ? Swift.max(1, volume / 10) : volume
 }
 
-/// The time limit of every test suite: a minute, or five under the thread sanitizer, which
-/// makes a whole run several times slower (a test that waits its turn for the two cores can
-/// pass a minute there without hanging). A test that hangs fails with its name either way.
-public let suiteTimeLimit = TimeLimitTrait.Duration.minutes(isThreadSanitized ? 5 : 1)
+/// Whether this run is several times slower than a plain `swift test`: under the thread
+/// sanitizer, which slows every memory access, allocation and lock, or at full stress volume,
+/// where long synchronous stress tests hold the few cooperative threads that other tests'
+/// awaits resume on.
+public let runsSlowly = isThreadSanitized || runsFullStress
+
+/// The time limit of every test suite: a minute, or five when the run is slow (``runsSlowly``;
+/// a test that waits its turn for the two cores can pass a minute there without hanging). A
+/// test that hangs fails with its name either way.
+public let suiteTimeLimit = TimeLimitTrait.Duration.minutes(runsSlowly ? 5 : 1)

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// The longest any helper here waits before it stops the test process: a broken test fails
-/// with a message naming the helper instead of hanging the suite.
-public let helperTimeout: Duration = .seconds(isThreadSanitized ? 300 : 60)
+/// with a message naming the helper instead of hanging the suite. A minute, or five when the run
+/// is slow (``runsSlowly``).
+public let helperTimeout: Duration = .seconds(runsSlowly ? 300 : 60)
 
 /// A one-shot signal between threads and tasks: ``open()`` releases every ``wait()`` and
 /// ``opened()``, now and later.

@@ -108,10 +108,10 @@ internal struct CandidateSlots<Element: Equatable> {
     return hits
   }
 
-  /// A bit for each of the first 8 slots that equals `element`.
+  /// A bit for each of slots 0 to 7 that equals `element`.
   @inlinable
   @inline(__always)
-  internal func hits8(_ element: Element) -> UInt32 {
+  internal func group0(_ element: Element) -> UInt32 {
     var hits: UInt32 = 0
     if element == s0 { hits |= 1 << 0 }
     if element == s1 { hits |= 1 << 1 }
@@ -124,19 +124,11 @@ internal struct CandidateSlots<Element: Equatable> {
     return hits
   }
 
-  /// A bit for each of the first 16 slots that equals `element`.
+  /// A bit for each of slots 8 to 15 that equals `element`.
   @inlinable
   @inline(__always)
-  internal func hits16(_ element: Element) -> UInt32 {
+  internal func group1(_ element: Element) -> UInt32 {
     var hits: UInt32 = 0
-    if element == s0 { hits |= 1 << 0 }
-    if element == s1 { hits |= 1 << 1 }
-    if element == s2 { hits |= 1 << 2 }
-    if element == s3 { hits |= 1 << 3 }
-    if element == s4 { hits |= 1 << 4 }
-    if element == s5 { hits |= 1 << 5 }
-    if element == s6 { hits |= 1 << 6 }
-    if element == s7 { hits |= 1 << 7 }
     if element == s8 { hits |= 1 << 8 }
     if element == s9 { hits |= 1 << 9 }
     if element == s10 { hits |= 1 << 10 }
@@ -148,27 +140,11 @@ internal struct CandidateSlots<Element: Equatable> {
     return hits
   }
 
-  /// A bit for each of the first 24 slots that equals `element`.
+  /// A bit for each of slots 16 to 23 that equals `element`.
   @inlinable
   @inline(__always)
-  internal func hits24(_ element: Element) -> UInt32 {
+  internal func group2(_ element: Element) -> UInt32 {
     var hits: UInt32 = 0
-    if element == s0 { hits |= 1 << 0 }
-    if element == s1 { hits |= 1 << 1 }
-    if element == s2 { hits |= 1 << 2 }
-    if element == s3 { hits |= 1 << 3 }
-    if element == s4 { hits |= 1 << 4 }
-    if element == s5 { hits |= 1 << 5 }
-    if element == s6 { hits |= 1 << 6 }
-    if element == s7 { hits |= 1 << 7 }
-    if element == s8 { hits |= 1 << 8 }
-    if element == s9 { hits |= 1 << 9 }
-    if element == s10 { hits |= 1 << 10 }
-    if element == s11 { hits |= 1 << 11 }
-    if element == s12 { hits |= 1 << 12 }
-    if element == s13 { hits |= 1 << 13 }
-    if element == s14 { hits |= 1 << 14 }
-    if element == s15 { hits |= 1 << 15 }
     if element == s16 { hits |= 1 << 16 }
     if element == s17 { hits |= 1 << 17 }
     if element == s18 { hits |= 1 << 18 }
@@ -180,35 +156,11 @@ internal struct CandidateSlots<Element: Equatable> {
     return hits
   }
 
-  /// A bit for each of the first 32 slots that equals `element`.
+  /// A bit for each of slots 24 to 31 that equals `element`.
   @inlinable
   @inline(__always)
-  internal func hits32(_ element: Element) -> UInt32 {
+  internal func group3(_ element: Element) -> UInt32 {
     var hits: UInt32 = 0
-    if element == s0 { hits |= 1 << 0 }
-    if element == s1 { hits |= 1 << 1 }
-    if element == s2 { hits |= 1 << 2 }
-    if element == s3 { hits |= 1 << 3 }
-    if element == s4 { hits |= 1 << 4 }
-    if element == s5 { hits |= 1 << 5 }
-    if element == s6 { hits |= 1 << 6 }
-    if element == s7 { hits |= 1 << 7 }
-    if element == s8 { hits |= 1 << 8 }
-    if element == s9 { hits |= 1 << 9 }
-    if element == s10 { hits |= 1 << 10 }
-    if element == s11 { hits |= 1 << 11 }
-    if element == s12 { hits |= 1 << 12 }
-    if element == s13 { hits |= 1 << 13 }
-    if element == s14 { hits |= 1 << 14 }
-    if element == s15 { hits |= 1 << 15 }
-    if element == s16 { hits |= 1 << 16 }
-    if element == s17 { hits |= 1 << 17 }
-    if element == s18 { hits |= 1 << 18 }
-    if element == s19 { hits |= 1 << 19 }
-    if element == s20 { hits |= 1 << 20 }
-    if element == s21 { hits |= 1 << 21 }
-    if element == s22 { hits |= 1 << 22 }
-    if element == s23 { hits |= 1 << 23 }
     if element == s24 { hits |= 1 << 24 }
     if element == s25 { hits |= 1 << 25 }
     if element == s26 { hits |= 1 << 26 }
@@ -218,6 +170,34 @@ internal struct CandidateSlots<Element: Equatable> {
     if element == s30 { hits |= 1 << 30 }
     if element == s31 { hits |= 1 << 31 }
     return hits
+  }
+
+  /// A bit for each of the first 8 slots that equals `element`.
+  @inlinable
+  @inline(__always)
+  internal func hits8(_ element: Element) -> UInt32 {
+    group0(element)
+  }
+
+  /// A bit for each of the first 16 slots that equals `element`.
+  @inlinable
+  @inline(__always)
+  internal func hits16(_ element: Element) -> UInt32 {
+    group0(element) | group1(element)
+  }
+
+  /// A bit for each of the first 24 slots that equals `element`.
+  @inlinable
+  @inline(__always)
+  internal func hits24(_ element: Element) -> UInt32 {
+    group0(element) | group1(element) | group2(element)
+  }
+
+  /// A bit for each of the first 32 slots that equals `element`.
+  @inlinable
+  @inline(__always)
+  internal func hits32(_ element: Element) -> UInt32 {
+    group0(element) | group1(element) | group2(element) | group3(element)
   }
 
   /// Whether every candidate occurs in `elements`; reads them until the last one is found.
