@@ -94,7 +94,7 @@ func retryLoopBacksOff() async throws -> Bool {
     seen.append(calls.value)  // 3: after 2 s more
     await clock.advance(by: .seconds(4))
     seen.append(calls.value)  // 4: after 4 s more
-    let value = try await result.value
+    let value = try await TinyTestSupport.value(of: result)
     return seen == [1, 1, 2, 3, 4] && value == "done" && clock.now.offset == .seconds(7)
   }
 }
@@ -109,7 +109,7 @@ func pollingLoopPollsOncePerInterval() async -> Bool {
     await clock.advance(by: .seconds(35))  // three more polls, each settled before the next
     let seen = polls.all
     poller.cancel()
-    await poller.value
+    await value(of: poller)
     return seen == [.zero, .seconds(10), .seconds(20), .seconds(30)] && clock.sleeperCount == 0
   }
 }
@@ -129,7 +129,7 @@ func timeoutFires() async -> Bool {
     await clock.advance(by: .seconds(5))
     // Read once the task that owns the group has its result: that task may have been running,
     // not yet waiting on the group, when the clock woke the timeout (see ManualClock's docs).
-    let outcome = await slow.result
+    let outcome = await result(of: slow)
     let left = clock.sleeperCount  // 0: the slow work was cancelled and left the clock
     guard case .failure(let error) = outcome else { return false }
     return left == 0 && error is TimeoutError
@@ -149,7 +149,8 @@ func timeoutDoesNotFire() async throws -> Bool {
     }
     await clock.waitForSleepers(2)
     await clock.advance(by: .seconds(2))
-    let value = try await quick.value  // the group's owner has its result (see above)
+    // The group's owner has its result (see above).
+    let value = try await TinyTestSupport.value(of: quick)
     let left = clock.sleeperCount  // 0: the timeout's own sleep was cancelled
     return value == 42 && left == 0
   }

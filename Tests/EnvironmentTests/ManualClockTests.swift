@@ -14,7 +14,7 @@ import TinyTestSupport
     await clock.advance(by: .seconds(3599))
     #expect(clock.sleeperCount == 1)
     await clock.advance(to: .init(offset: .seconds(3600)))
-    try await nap.value
+    try await value(of: nap)
     #expect(clock.now.offset == .seconds(3600))
     #expect(clock.sleeperCount == 0)
   }
@@ -44,7 +44,7 @@ import TinyTestSupport
     await clock.waitForSleepers(4)
     await clock.advance(by: .seconds(5))
     #expect(woken.all == ["a1@1.0 seconds", "a2@1.0 seconds", "b@2.0 seconds", "c@3.0 seconds"])
-    for task in tasks { await task.value }
+    for task in tasks { await value(of: task) }
   }
 
   @Test func zeroAndNegativeSleepsReturnAtOnce() async throws {
@@ -65,7 +65,7 @@ import TinyTestSupport
     let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
     await clock.waitForSleepers()
     sleeper.cancel()
-    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    await #expect(throws: CancellationError.self) { try await value(of: sleeper) }
     #expect(clock.sleeperCount == 0)
     await clock.advance(by: .seconds(10))  // nothing left to wake
     #expect(clock.now.offset == .seconds(10))
@@ -81,7 +81,7 @@ import TinyTestSupport
     }
     sleeper.cancel()
     started.open()
-    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    await #expect(throws: CancellationError.self) { try await value(of: sleeper) }
     #expect(clock.sleeperCount == 0)
   }
 
@@ -98,7 +98,7 @@ import TinyTestSupport
     await clock.advance(by: .seconds(5))
     #expect(ticks.value == 5)
     ticker.cancel()
-    await ticker.value
+    await value(of: ticker)
   }
 
   @Test func workAWokenTaskStartsHasRunWhenAdvanceReturns() async {
@@ -118,7 +118,7 @@ import TinyTestSupport
     await clock.waitForSleepers()
     await clock.advance(by: .seconds(1))
     #expect(Set(done.all) == ["child task", "async let", "group child"])
-    await parent.value
+    await value(of: parent)
   }
 
   @Test func runWakesEverySleeperAndStopsAfterMaxSteps() async {
@@ -128,7 +128,7 @@ import TinyTestSupport
     await clock.waitForSleepers(3)
     #expect(await clock.run())
     #expect(clock.now.offset == .seconds(3 * 3600))
-    for nap in naps { #expect(await nap.result.isSuccess) }
+    for nap in naps { #expect(await result(of: nap).isSuccess) }
     let forever = Task {
       // timing: virtual time, which only the test moves
       while (try? await clock.sleep(for: .seconds(1))) != nil {}
@@ -137,7 +137,7 @@ import TinyTestSupport
     #expect(await clock.run(maxSteps: 10) == false)
     #expect(clock.now.offset == .seconds(3 * 3600 + 10))
     forever.cancel()
-    await forever.value
+    await value(of: forever)
   }
 
   @Test func waitForSleepersGivesUpAtItsTimeout() async {
@@ -162,7 +162,7 @@ import TinyTestSupport
     _ = await (first, second)
     #expect(woken.value == 10)
     #expect(clock.now.offset == .seconds(2))
-    for sleeper in sleepers { await sleeper.value }
+    for sleeper in sleepers { await value(of: sleeper) }
   }
 
   @Test func movingTimeBackwardsStopsTheProgram() async {
@@ -190,7 +190,7 @@ import TinyTestSupport
       }
       await clock.waitForSleepers()
       await clock.advance(by: .seconds(1))
-      _ = await task.result
+      _ = await TinyTestSupport.result(of: task)
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("ManualClock.advance: called from work that this clock's advance"))
@@ -222,7 +222,7 @@ import TinyTestSupport
     }
     task.cancel()
     gate.open()
-    await #expect(throws: CancellationError.self) { try await task.value }
+    await #expect(throws: CancellationError.self) { try await value(of: task) }
     #expect(clock.now.offset == .zero)
   }
 

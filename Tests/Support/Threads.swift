@@ -181,3 +181,43 @@ public func exitSuccessfullyIfStillRunning(after seconds: Int = 30) {
   // timing: a watchdog, not an ordering of events.
   DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { exit(0) }
 }
+
+/// The task's result, awaited for at most ``helperTimeout``; stops the test process with a
+/// message naming the caller when the task has not finished by then.
+///
+/// A test's time limit cannot end an `await` on an unstructured task that never finishes (the
+/// limit cancels the test, and the test still waits), so a broken test would hang the whole run
+/// without a name. Await tasks through this instead.
+public func result<Success: Sendable, Failure: Error>(
+  of task: Task<Success, Failure>, caller: String = #function, fileID: String = #fileID,
+  line: Int = #line
+) async -> Result<Success, Failure> {
+  let finished = Gate()
+  // bounded: this timer is the bound
+  DispatchQueue.global().asyncAfter(deadline: .now() + helperTimeout.seconds) {
+    if !finished.isOpen {
+      fatalError(
+        "\(fileID):\(line): \(caller): the awaited task did not finish within \(helperTimeout)")
+    }
+  }
+  let result = await task.result
+  finished.open()
+  return result
+}
+
+/// The task's value, awaited for at most ``helperTimeout`` (see ``result(of:caller:fileID:line:)``).
+public func value<Success: Sendable>(
+  of task: Task<Success, Never>, caller: String = #function, fileID: String = #fileID,
+  line: Int = #line
+) async -> Success {
+  await result(of: task, caller: caller, fileID: fileID, line: line).get()
+}
+
+/// The task's value or error, awaited for at most ``helperTimeout`` (see
+/// ``result(of:caller:fileID:line:)``).
+public func value<Success: Sendable, Failure: Error>(
+  of task: Task<Success, Failure>, caller: String = #function, fileID: String = #fileID,
+  line: Int = #line
+) async throws(Failure) -> Success {
+  try await result(of: task, caller: caller, fileID: fileID, line: line).get()
+}
