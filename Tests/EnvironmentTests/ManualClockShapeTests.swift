@@ -5,33 +5,36 @@ import TinyTestSupport
 
 /// The four shapes of code that waits, each tested on a `ManualClock` with no real waiting.
 /// Each body returns whether everything it checked held, so that the same body serves these
-/// tests, their XCTest versions and the 1,000-run count under load.
+/// tests, their XCTest versions and the 1,000-run count under load. Each runs in a task awaited
+/// for a bounded time: a time limit alone cannot end a shape that a broken clock never wakes.
 @Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
   @Test func aRetryLoopBacksOffOneTwoFourSeconds() async throws {
-    #expect(try await retryLoopBacksOff())
+    #expect(try await value(of: Task { try await retryLoopBacksOff() }))
   }
 
   @Test func aPollingLoopPollsOncePerInterval() async {
-    #expect(await pollingLoopPollsOncePerInterval())
+    #expect(await value(of: Task { await pollingLoopPollsOncePerInterval() }))
   }
 
   @Test func aTimeoutFires() async {
-    #expect(await timeoutFires())
+    #expect(await value(of: Task { await timeoutFires() }))
   }
 
   @Test func aTimeoutDoesNotFireWhenTheWorkIsInTime() async throws {
-    #expect(try await timeoutDoesNotFire())
+    #expect(try await value(of: Task { try await timeoutDoesNotFire() }))
   }
 
   @Test @MainActor func aDebouncedSearchSearchesForTheLastQueryOnly() async {
-    #expect(await debouncedSearch())
+    #expect(await value(of: Task { @MainActor in await debouncedSearch() }))
   }
 
   /// Every shape, many times in a row, while four threads keep both cores busy: not one run may
   /// go wrong (1,000 runs of each with `TINYBLOCKS_FULL_STRESS=1`).
   @Test func everyShapeHoldsUnderLoad() async throws {
     let runs = stressVolume(full: 1_000, quick: 20)
-    let failures = try await underLoad { try await shapeFailures(runs: runs) }
+    let failures = try await underLoad {
+      try await value(of: Task { try await shapeFailures(runs: runs) })
+    }
     #expect(failures == ShapeFailures())
   }
 }
