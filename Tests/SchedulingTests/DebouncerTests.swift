@@ -104,7 +104,7 @@ import TinyTestSupport
     }
     #expect(log.all.isEmpty)
     queue.resume()
-    #expect(await ran.wait(timeout: .seconds(10)))
+    #expect(await ran.wait(timeout: helperTimeout))
     #expect(log.all == ["b"])
     let delay = ranAt.all.first.map { $0 - lastExecute }
     #expect(delay.map { $0 >= .milliseconds(20) - .microseconds(500) } == true)

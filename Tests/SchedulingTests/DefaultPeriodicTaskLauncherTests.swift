@@ -22,7 +22,7 @@ import XCTest
     let start = clock.now
     launcher.start()
     #expect(launcher.isActive)
-    #expect(await fiveTicks.wait(timeout: .seconds(10)))
+    #expect(await fiveTicks.wait(timeout: helperTimeout))
     launcher.stop()
     // Tick k comes no earlier than k intervals after start (deadlines are absolute).
     for (index, time) in times.all.prefix(5).enumerated() {
@@ -42,7 +42,7 @@ import XCTest
       ticked.finish()
     }
     launcher.start()
-    #expect(await ticked.wait(timeout: .seconds(10)))
+    #expect(await ticked.wait(timeout: helperTimeout))
     launcher.stop()
     #expect(onQueue.all.allSatisfy { $0 })
   }
@@ -57,7 +57,7 @@ import XCTest
       threeTicks.finish()
     }
     launcher.start()
-    #expect(await threeTicks.wait(timeout: .seconds(10)))
+    #expect(await threeTicks.wait(timeout: helperTimeout))
     launcher.stop()
     #expect(!launcher.isActive)
     queue.sync {}  // a tick that started before stop() returned has finished now
@@ -78,7 +78,7 @@ import XCTest
       }
     }
     launcher.start()
-    #expect(await stopped.wait(timeout: .seconds(10)))
+    #expect(await stopped.wait(timeout: helperTimeout))
     #expect(!launcher.isActive)
     await witnessTicks(20, every: .milliseconds(1), on: queue)
     #expect(ticks.value == 2)
@@ -98,7 +98,7 @@ import XCTest
       launcher?.start()
     }
     launcher.start()
-    #expect(await done.wait(timeout: .seconds(10)))
+    #expect(await done.wait(timeout: helperTimeout))
     launcher.stop()
     #expect(log.all.prefix(2) == ["first", "second"])
   }
@@ -133,7 +133,7 @@ import XCTest
       ticked.finish()
     }
     #expect(launcher.timersStarted == timers + 1)
-    #expect(await ticked.wait(timeout: .seconds(10)))
+    #expect(await ticked.wait(timeout: helperTimeout))
     launcher.stop()
     #expect(ticks.all.first.map { $0 - changed >= .milliseconds(20) - .microseconds(500) } == true)
   }
@@ -173,7 +173,7 @@ import XCTest
     launcher.stop()
     let restarted = clock.now
     launcher.start()
-    #expect(await ticked.wait(timeout: .seconds(10)))
+    #expect(await ticked.wait(timeout: helperTimeout))
     launcher.stop()
     for (index, time) in ticks.all.prefix(2).enumerated() {
       #expect(time - restarted >= .milliseconds(30 * (index + 1)) - .microseconds(500))
@@ -206,7 +206,7 @@ import XCTest
     let ticked = Waiter(count: 3)
     launcher.every(interval) { ticked.finish() }
     launcher.start()
-    #expect(await ticked.wait(timeout: .seconds(10)))
+    #expect(await ticked.wait(timeout: helperTimeout))
     launcher.stop()
   }
 
@@ -230,12 +230,12 @@ import XCTest
       first.finish()
     }
     launcher.start()
-    #expect(await first.wait(timeout: .seconds(10)))
+    #expect(await first.wait(timeout: helperTimeout))
     launcher.every(.milliseconds(2)) {
       log.record("new")
       second.finish()
     }
-    #expect(await second.wait(timeout: .seconds(10)))
+    #expect(await second.wait(timeout: helperTimeout))
     launcher.stop()
     let all = log.all
     let firstNew = all.firstIndex(of: "new") ?? all.endIndex
@@ -248,7 +248,7 @@ import XCTest
     #expect(launcher.isActive)
     let ticked = Waiter()
     launcher.every(.milliseconds(2)) { ticked.finish() }
-    #expect(await ticked.wait(timeout: .seconds(10)))
+    #expect(await ticked.wait(timeout: helperTimeout))
     launcher.stop()
   }
 
@@ -265,7 +265,7 @@ import XCTest
         ticked.finish()
       }
       launcher.start()
-      #expect(await ticked.wait(timeout: .seconds(10)))
+      #expect(await ticked.wait(timeout: helperTimeout))
     }
     queue.sync {}  // a tick in progress held the launcher; it has finished now
     #expect(weakLauncher == nil)
@@ -305,7 +305,7 @@ import XCTest
         done.finish()
       }.start()
     }
-    #expect(await done.wait(timeout: .seconds(60)))
+    #expect(await done.wait(timeout: helperTimeout))
   }
 
   @Test(arguments: LauncherReentry.allCases, [Duration.seconds(3_600), .seconds(1_800)])
@@ -358,7 +358,7 @@ final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: XCTestCase {
       ticked.finish()
     }
     launcher.start()
-    XCTAssertTrue(ticked.wait(timeout: .seconds(10)))
+    XCTAssertTrue(ticked.wait(timeout: helperTimeout))
     launcher.stop()
     XCTAssertEqual(onMain.all.prefix(3), [true, true, true])
   }
@@ -376,7 +376,7 @@ final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: XCTestCase {
       ran.finish()
     }
     XCTAssertEqual(log.all, ["a"])
-    XCTAssertTrue(ran.wait(timeout: .seconds(10)))
+    XCTAssertTrue(ran.wait(timeout: helperTimeout))
     XCTAssertEqual(log.all, ["a", "c on main"])
   }
 
@@ -390,7 +390,7 @@ final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: XCTestCase {
       log.record(MainQueueProbe.isCurrent ? "b on main" : "b elsewhere")
       ran.finish()
     }
-    XCTAssertTrue(ran.wait(timeout: .seconds(10)))
+    XCTAssertTrue(ran.wait(timeout: helperTimeout))
     XCTAssertEqual(log.all, ["b on main"])
   }
 }

@@ -154,7 +154,7 @@ import TinyTestSupport
       latestRan.finish()
     }
     queue.resume()
-    #expect(await latestRan.wait(timeout: .seconds(10)))
+    #expect(await latestRan.wait(timeout: helperTimeout))
     #expect(log.all == ["a", "c"])
   }
 

@@ -61,7 +61,7 @@ final class PartialSystemTests: XCTestCase {
       received.resolve(with: result)
       waiter.finish()
     }
-    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
+    XCTAssertTrue(waiter.wait(timeout: helperTimeout))
 
     XCTAssertEqual(try received.result?.get(), ["tea", "scones"])
     XCTAssertEqual(fixture.server.requestLines, ["GET /feed HTTP/1.1"])
@@ -80,7 +80,7 @@ final class PartialSystemTests: XCTestCase {
       received.resolve(with: result)
       waiter.finish()
     }
-    #expect(await waiter.wait(timeout: .seconds(30)))
+    #expect(await waiter.wait(timeout: helperTimeout))
 
     #expect(try received.result?.get() == ["tea", "scones"])
     #expect(fixture.server.requestLines == ["GET /feed HTTP/1.1"])
@@ -96,7 +96,7 @@ final class PartialSystemTests: XCTestCase {
       received.record(result)
       waiter.finish()
     }
-    #expect(await waiter.wait(timeout: .seconds(30)))
+    #expect(await waiter.wait(timeout: helperTimeout))
     #expect(try received.all.map { try $0.get() } == [["coffee"]])
   }
 }

@@ -215,7 +215,7 @@ import TinyTestSupport
     chained.whenResolved { _ in settled.finish() }
     source.fulfill(1)
     // Bounded: without the check, `chained` would wait for itself forever.
-    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(await settled.wait(timeout: helperTimeout))
     #expect(throws: PromiseCycleError()) { try chained.result?.get() }
     #expect("\(PromiseCycleError())".contains("PromiseCycleError"))
   }

@@ -71,7 +71,7 @@ import TinyTestSupport
       return try await never.value
     }
     awaiting.cancel()
-    try #require(await ended.wait(timeout: .seconds(30)))
+    try #require(await ended.wait(timeout: helperTimeout))
     #expect(isCancellation(await awaiting.result))
     #expect(!never.isResolved)
   }

@@ -112,7 +112,7 @@ import TinyTestSupport
     // Dropped by the caller, the promise is held by the running operation, which goes on.
     #expect(released != nil)
     proceed.open()
-    #expect(await finished.wait(timeout: .seconds(30)))
+    #expect(await finished.wait(timeout: helperTimeout))
     #expect(seen.all == ["caller"])
   }
 
@@ -128,7 +128,7 @@ import TinyTestSupport
     // Bounded: without the check, the operation would wait for its own end forever.
     let settled = Waiter()
     promise.whenResolved { _ in settled.finish() }
-    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(await settled.wait(timeout: helperTimeout))
     #expect(promise.result?.error is PromiseCycleError)
   }
 

@@ -100,7 +100,7 @@ import TinyTestSupport
       pending.fulfill(2)
       #expect(onQueue.all.isEmpty)
     }
-    #expect(await ran.wait(timeout: .seconds(30)))
+    #expect(await ran.wait(timeout: helperTimeout))
     #expect(onQueue.all == [true, true])
   }
 
@@ -119,7 +119,7 @@ import TinyTestSupport
         done.finish()
       }
     }
-    #expect(await done.wait(timeout: .seconds(30)))
+    #expect(await done.wait(timeout: helperTimeout))
     #expect(onMain.all == [false, false])
   }
 
@@ -211,7 +211,7 @@ import TinyTestSupport
     }
     release.open()
     await resolver.opened()
-    #expect(await ran.wait(timeout: .seconds(30)))
+    #expect(await ran.wait(timeout: helperTimeout))
     #expect(order.all == ["A", "B"])
   }
 
@@ -232,7 +232,7 @@ import TinyTestSupport
     promise.whenResolved { _ in promise.whenResolved(on: queue, record("C")) }
     promise.whenResolved(on: queue, record("B"))
     promise.fulfill(1)
-    #expect(await ran.wait(timeout: .seconds(30)))
+    #expect(await ran.wait(timeout: helperTimeout))
     #expect(order.all == ["A", "B", "C"])
   }
 
@@ -255,7 +255,7 @@ import TinyTestSupport
           }
         }
       }
-      #expect(await ran.wait(timeout: .seconds(30)))
+      #expect(await ran.wait(timeout: helperTimeout))
       for thread in 0..<3 {
         #expect(order.all.filter { $0.thread == thread }.map(\.index) == Array(0..<perThread))
       }
@@ -288,7 +288,7 @@ import TinyTestSupport
       kind.register(on: promise, holding: reentrant, finishing: settled)
     }
     promise.fulfill(1)
-    #expect(await settled.wait(timeout: .seconds(30)))
+    #expect(await settled.wait(timeout: helperTimeout))
     #expect(
       used.all == [
         "fulfill again: false", "reject again: false", "result: 1", "late callback: 1", "map: 2",

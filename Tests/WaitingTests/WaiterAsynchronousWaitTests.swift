@@ -9,7 +9,7 @@ import TinyTestSupport
     let waiter = Waiter()
     let started = ContinuousClock.now
     finishOnNewThread(after: 0.2) { waiter.finish() }
-    #expect(await waiter.wait(timeout: .seconds(30)))
+    #expect(await waiter.wait(timeout: helperTimeout))
     #expect(ContinuousClock.now - started >= .milliseconds(190))  // not before the finish
   }
 
@@ -64,7 +64,7 @@ import TinyTestSupport
     let executor = ManualExecutor()
     let waiter = Waiter()
     let wait = Task(executorPreference: executor) {
-      await waiter.wait(timeout: .seconds(30))
+      await waiter.wait(timeout: helperTimeout)
     }
     executor.runUntilIdle()
     waiter.finish()

@@ -24,7 +24,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
       }
     }
     RunLoop.main.add(timer, forMode: .default)
-    XCTAssertTrue(waiter.wait(timeout: .seconds(10)))
+    XCTAssertTrue(waiter.wait(timeout: helperTimeout))
     XCTAssertEqual(frames.all, [true, true, true, true, true])
   }
 
@@ -40,7 +40,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
       waiter.finish()
     }
     RunLoop.main.add(timer, forMode: .default)
-    XCTAssertTrue(waiter.wait(timeout: .seconds(10)))
+    XCTAssertTrue(waiter.wait(timeout: helperTimeout))
     XCTAssertEqual(Set(ran.all), ["block", "timer"])
   }
 
@@ -49,7 +49,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     let started = ContinuousClock.now
     // timing: the wait must last until late work on the main queue, on the real clock
     DispatchQueue.main.asyncAfter(deadline: .now() + 0.2) { waiter.finish() }
-    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
+    XCTAssertTrue(waiter.wait(timeout: helperTimeout))
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(190))
   }
 
@@ -139,7 +139,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
         "wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(2))"
       )
     }
-    XCTAssertTrue(outer.wait(timeout: .seconds(10)))
+    XCTAssertTrue(outer.wait(timeout: helperTimeout))
     XCTAssertEqual(
       results.all,
       [
@@ -154,7 +154,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
   @Test func workDoneAfterTwoTenthsMakesAWaitSucceedAndATenthOfASecondWaitFail() async {
     let succeeded = Waiter()
     finishOnNewThread(after: 0.2) { succeeded.finish() }
-    #expect(await onNewThread { succeeded.wait(timeout: .seconds(30)) })
+    #expect(await onNewThread { succeeded.wait(timeout: helperTimeout) })
 
     // The work starts once the wait has begun (at its first 10 ms quantum), so however late
     // the new thread starts waiting, the work finishes after the 0.1 s deadline.

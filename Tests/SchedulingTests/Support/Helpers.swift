@@ -189,6 +189,6 @@ func witnessTicks(_ ticks: Int, every interval: Duration, on queue: DispatchQueu
   timer.schedule(
     deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
   timer.resume()
-  #expect(await ticked.wait(timeout: .seconds(10)), "the witness timer ticked \(ticks) times")
+  #expect(await ticked.wait(timeout: helperTimeout), "the witness timer ticked \(ticks) times")
   timer.cancel()
 }

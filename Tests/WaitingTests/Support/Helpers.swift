@@ -121,7 +121,7 @@ private func number<Word>(_ word: Word) -> UInt {
 /// Whether `task` finishes within `timeout`: await its value only once this says so, so that a
 /// broken build fails the test instead of hanging it.
 func finishes<Success: Sendable, Failure: Error>(
-  _ task: Task<Success, Failure>, within timeout: Duration = .seconds(30)
+  _ task: Task<Success, Failure>, within timeout: Duration = helperTimeout
 ) async -> Bool {
   let done = Waiter()
   Task {
