@@ -126,6 +126,10 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
         _ = ContextTable.shared.hasContext(for: probe)
         operations += 1
       }
+      // The operation that reclaimed the entry may be another test's, on another thread, which
+      // releases the button after unlocking: wait that out too, for at most 10 s.
+      let released = ContinuousClock.now + .seconds(10)
+      while weak.aliveCount > 0, ContinuousClock.now < released { sched_yield() }
       #expect(weak.aliveCount == 0)
     #endif
   }
