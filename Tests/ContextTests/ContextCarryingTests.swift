@@ -109,8 +109,8 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
     #if !canImport(ObjectiveC)
       // Another test's sweep of the shared table may be holding the alert for the moment it
       // takes to see whether it is alive (it releases it after unlocking): wait that out, for
-      // at most 10 s. Seen once in 20 whole-suite runs.
-      let deadline = ContinuousClock.now + .seconds(10)
+      // at most the helper timeout. Seen once in 20 whole-suite runs.
+      let deadline = ContinuousClock.now + helperTimeout
       while weak.aliveCount > 1, ContinuousClock.now < deadline { sched_yield() }
     #endif
     #expect(weak.aliveCount <= 1)  // the alert is gone: the table never keeps it
@@ -127,8 +127,9 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
         operations += 1
       }
       // The operation that reclaimed the entry may be another test's, on another thread, which
-      // releases the button after unlocking: wait that out too, for at most 10 s.
-      let released = ContinuousClock.now + .seconds(10)
+      // releases the button after unlocking: wait that out too, for at most the helper timeout
+      // (a thread can wait its turn for a long time under the thread sanitizer).
+      let released = ContinuousClock.now + helperTimeout
       while weak.aliveCount > 0, ContinuousClock.now < released { sched_yield() }
       #expect(weak.aliveCount == 0)
     #endif
