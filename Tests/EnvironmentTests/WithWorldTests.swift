@@ -209,7 +209,7 @@ import TinyTestSupport
     }
     #expect(currentMarker != marker)
     gate.open()
-    #expect(await task.value == [marker, marker, "changed"])
+    #expect(await value(of: task) == [marker, marker, "changed"])
     #expect(Current.date() != .distantFuture)
   }
 

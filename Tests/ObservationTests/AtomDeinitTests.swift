@@ -96,7 +96,7 @@ import TinyTestSupport
     atom.set(Probe(1))  // replaces the confirmed probe 0
     #expect(log.all == ["\(reentry)"])
     finish.open()
-    _ = try await save.value
+    _ = try await value(of: save)
     #expect(atom.pendingLayerCount == 0)
   }
 
@@ -119,7 +119,7 @@ import TinyTestSupport
     atom.set(Self.probe(1, later, .read, log))  // the confirmed value under the layer
     #expect(log.all.isEmpty)
     finish.open()
-    _ = try await save.value  // the layer re-applies to probe 1, replacing it
+    _ = try await value(of: save)  // the layer re-applies to probe 1, replacing it
     #expect(log.all == ["read"])
     #expect(atom.value.id == 11)
   }

@@ -80,8 +80,8 @@ import TinyTestSupport
     #expect(doc.value.stars == 111)  // every layer visible
     #expect(sent.all == [1])  // the later commits wait for the first to settle
     finishFirst.open()
-    let firstResult = await first.result
-    for task in later { _ = try await task.value }
+    let firstResult = await result(of: first)
+    for task in later { _ = try await value(of: task) }
     #expect((try? firstResult.get()) == (firstFails ? nil : Doc(stars: 1)))
     // Each later commit sends its own layer over the confirmed value: never a layer that is
     // still pending, never the star that rolled back.
@@ -117,7 +117,7 @@ import TinyTestSupport
     #expect(doc.compareAndSet(expected: Doc(title: "Replaced", tags: ["old"]), to: Doc()))
     #expect(doc.value == Doc(tags: ["starred"]))  // compared and replaced the confirmed value
     finish.open()
-    _ = try await save.value
+    _ = try await value(of: save)
     // The confirmed value moved during the commit: the layer re-applies to the current one.
     #expect(doc.confirmedValue == Doc(tags: ["starred"]))
     #expect(doc.value == Doc(tags: ["starred"]))
@@ -145,7 +145,7 @@ import TinyTestSupport
     #expect(doc.value == Doc(stars: 5))
     #expect(doc.confirmedValue == Doc())
     finish.open()
-    _ = try await save.value
+    _ = try await value(of: save)
     #expect(doc.value == Doc(stars: 5))
   }
 
@@ -196,7 +196,7 @@ import TinyTestSupport
       let atom = Atom(0)
       _ = try? await atom.update(optimistically: { $0 += 1 }) { _ in
         let nested = Task { try await atom.update(optimistically: { $0 += 1 }) { _ in } }
-        _ = try await nested.value
+        _ = try await nested.value  // bounded: the exit test's watchdog ends it
       }
     }
   }

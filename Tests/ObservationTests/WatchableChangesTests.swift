@@ -48,7 +48,7 @@ import TinyTestSupport
     count.set(1)
     await started.opened()
     task.cancel()
-    #expect(await task.value == 1)
+    #expect(await value(of: task) == 1)
     #expect(count.watcherCount == 1)
     token.cancel()
   }

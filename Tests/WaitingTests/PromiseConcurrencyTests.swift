@@ -20,8 +20,7 @@ import TinyTestSupport
     #expect(promise.storage.withLock { $0.waitingCount } == 1)
     if rejects { promise.reject(TestError(6)) } else { promise.fulfill(5) }
     executor.runUntilIdle()
-    try #require(await finishes(awaiting))
-    let result = await awaiting.result
+    let result = await TinyTestSupport.result(of: awaiting)
     #expect(promise.storage.withLock { $0.waitingCount } == 0)
     if rejects {
       #expect(result.testError == TestError(6))
@@ -55,8 +54,7 @@ import TinyTestSupport
     }
     awaiting.cancel()
     executor.runUntilIdle()
-    try #require(await finishes(awaiting))
-    #expect(isCancellation(await awaiting.result))
+    #expect(isCancellation(await TinyTestSupport.result(of: awaiting)))
     // Its callback was taken back: nothing is left waiting, and others can still await.
     #expect(promise.storage.withLock { $0.waitingCount } == 0)
     #expect(promise.fulfill(1))
@@ -73,8 +71,7 @@ import TinyTestSupport
         group.addTask { promise.fulfill(1) }
       }
       for task in awaits {
-        try #require(await finishes(task))
-        let result = await task.result
+        let result = await TinyTestSupport.result(of: task)
         #expect(result.value == 1 || isCancellation(result))
       }
       #expect(promise.storage.withLock { $0.waitingCount } == 0)
@@ -160,8 +157,7 @@ import TinyTestSupport
     release.fulfill()
     #expect(try await promise.value == 1)
     let awaiting = try #require(inner.all.first)
-    try #require(await finishes(awaiting))
-    #expect(try await awaiting.value == 2)
+    #expect(try await TinyTestSupport.value(of: awaiting) == 2)
   }
 }
 

@@ -29,8 +29,7 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
-    try #require(await finishes(wait))
-    #expect(await !wait.value)
+    #expect(await !TinyTestSupport.value(of: wait))
   }
 
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
@@ -53,8 +52,7 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
-    try #require(await finishes(wait))
-    #expect(await !wait.value)
+    #expect(await !TinyTestSupport.value(of: wait))
     #expect(waiter.isFinished)
   }
 
@@ -69,8 +67,7 @@ import TinyTestSupport
     executor.runUntilIdle()
     waiter.finish()
     executor.runUntilIdle()
-    try #require(await finishes(wait))
-    #expect(await wait.value)
+    #expect(await TinyTestSupport.value(of: wait))
   }
 
   @Test func aFinishedWaiterReturnsAtOnceAndZeroTimeoutDoesNotWait() async {
@@ -114,8 +111,7 @@ import TinyTestSupport
     wait.cancel()
     executor.runUntilIdle()
     #expect(waiter.withState { $0.suspendedCount } == 0)
-    try #require(await finishes(wait))
-    #expect(await !wait.value)
+    #expect(await !TinyTestSupport.value(of: wait))
     #expect(!waiter.isFinished)
   }
 
@@ -140,7 +136,7 @@ import TinyTestSupport
       await withTaskGroup(of: Void.self) { group in
         for index in 0..<5 {
           let wait = Task { await waiter.wait(timeout: .microseconds(50 * (index + round % 7))) }
-          group.addTask { _ = await wait.value }
+          group.addTask { _ = await value(of: wait) }
           group.addTask { wait.cancel() }
         }
         group.addTask { waiter.finish() }
@@ -163,8 +159,7 @@ import TinyTestSupport
       waiter.finish()
     }
     executor.runUntilIdle()
-    try #require(await finishes(wait))
-    #expect(await wait.value)
+    #expect(await TinyTestSupport.value(of: wait))
     #expect(released == nil)
   }
 }
@@ -179,7 +174,6 @@ extension WaiterAsynchronousWaitTests {
     executor.runUntilIdle()  // suspended, its timeout task asleep
     waiter.finish()
     executor.runUntilIdle()
-    try #require(await finishes(wait))
-    #expect(await wait.value)
+    #expect(await TinyTestSupport.value(of: wait))
   }
 }

@@ -117,16 +117,3 @@ func currentThreadNumber() -> UInt {
 private func number<Word>(_ word: Word) -> UInt {
   unsafeBitCast(word, to: UInt.self)
 }
-
-/// Whether `task` finishes within `timeout`: await its value only once this says so, so that a
-/// broken build fails the test instead of hanging it.
-func finishes<Success: Sendable, Failure: Error>(
-  _ task: Task<Success, Failure>, within timeout: Duration = helperTimeout
-) async -> Bool {
-  let done = Waiter()
-  Task {
-    _ = await task.result
-    done.finish()
-  }
-  return await done.wait(timeout: timeout)
-}
