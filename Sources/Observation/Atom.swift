@@ -46,10 +46,13 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   @inlinable
   public var value: Value {
     let value = state.withLock { state -> Value? in
-      guard let tracking = state.tracking else { return nil }
+      guard let tracking = state.tracking.map({ Unmanaged.passUnretained($0) }) else {
+        return nil
+      }
       // Under the lock, before the value is read: a change stored after this read then finds
-      // the tracking armed, and reports to the registration this read leads to.
-      tracking.recordRead()
+      // the tracking armed, and reports to the registration this read leads to. Borrowed: the
+      // state holds the tracking for as long as the atom lives.
+      tracking._withUnsafeGuaranteedRef { $0.recordRead() }
       return state.value
     }
     return value ?? valueAtFirstRead()

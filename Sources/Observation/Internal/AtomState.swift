@@ -91,7 +91,7 @@ struct AtomState<Value: Sendable>: Sendable {
       discarded.value = consume new
       throw error
     }
-    return show(new, error: error, discarding: &discarded)
+    return show(consume new, error: error, discarding: &discarded)
   }
 
   /// ``update(error:discarding:_:)`` while layers are pending.
@@ -253,19 +253,21 @@ struct AtomState<Value: Sendable>: Sendable {
   /// Observation, if either waits for it; otherwise the old value goes to `discarded`.
   @inlinable
   mutating func show(
-    _ new: Value, error: (any Error)?, discarding discarded: inout Discarded
+    _ new: consuming Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {
-    let old = value
-    value = new
+    // The old value moves out and the new one in: no copy, so no retain or release for a value
+    // that holds references.
+    var old = consume new
+    swap(&value, &old)
     version &+= 1
     let tracked = isTracked
     guard !watchers.isEmpty || tracked else {
       discarded.value = consume old
-      return (new, nil)
+      return (value, nil)
     }
-    let change = AtomChange(old: old, new: new, error: error)
+    let change = AtomChange(old: consume old, new: value, error: error)
     let reported = tracked ? tracking.map { Unmanaged.passUnretained($0) } : nil
     let batch = Delivery(change: change, recipients: watchers, tracking: reported)
-    return (new, delivery.submit(batch))
+    return (value, delivery.submit(batch))
   }
 }
