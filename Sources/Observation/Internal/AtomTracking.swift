@@ -36,14 +36,6 @@ class AtomTracking: @unchecked Sendable {
     return inert
   }
 
-  /// Tells Observation that the value was read (a tracking closure, such as a SwiftUI `body`,
-  /// then registers for its next change). Costs one thread-local read when nothing tracks.
-  ///
-  /// The atom calls it under its lock, before it reads the value: it calls no user code, and a
-  /// tracked read raises ``armed`` there, so a change stored after the read reports.
-  @usableFromInline
-  func recordRead() {}
-
   /// Tells Observation that the value changed, when a registration may be waiting for it. Runs
   /// the registrations' `onChange` handlers, which are user code: call it outside every lock.
   @usableFromInline
@@ -59,10 +51,11 @@ class AtomTracking: @unchecked Sendable {
 /// nothing tracks never calls into the registrar when it changes. A registration stored after
 /// that report raises the flag again, so the next change reaches it.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
 final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   // @unchecked: its stored properties are `Sendable` constants (the registrar is thread-safe).
-  private let registrar = ObservationRegistrar()
-  private let keyPath: KeyPath<AtomRegistration, Int> & Sendable
+  @usableFromInline let registrar = ObservationRegistrar()
+  @usableFromInline let keyPath: KeyPath<AtomRegistration, Int>
 
   init() {
     let armed = TrackingFlag()
@@ -73,7 +66,14 @@ final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   /// What the key path names; Observation never reads it.
   subscript(read probe: ReadProbe) -> Int { 0 }
 
-  override func recordRead() {
+  /// Tells Observation that the value was read (a tracking closure, such as a SwiftUI `body`,
+  /// then registers for its next change). Costs one thread-local read when nothing tracks.
+  ///
+  /// The atom calls it under its lock, before it reads the value: it calls no user code, and a
+  /// tracked read raises ``AtomTracking/armed`` there, so a change stored after the read
+  /// reports. Inlined into the reading code, so a read makes one call, into Observation.
+  @inlinable
+  func recordRead() {
     registrar.access(self, keyPath: keyPath)
   }
 
