@@ -70,6 +70,12 @@ struct AtomState<Value: Sendable>: Sendable {
       if try body(&value) { version &+= 1 }
       return (value, nil)
     }
+    if _isPOD(Value.self) {
+      // Releasing a plain value runs no code, so what the update replaces may go here, under
+      // the lock; the caller's `discarded` is then never written, and costs it nothing.
+      var replaced = Discarded()
+      return try updateChanging(error: error, discarding: &replaced, body)
+    }
     return try updateChanging(error: error, discarding: &discarded, body)
   }
 
