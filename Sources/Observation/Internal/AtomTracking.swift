@@ -9,8 +9,9 @@ import Observation
 /// `nil` field.
 ///
 /// This base class is what an atom gets where the Observation framework is missing (before
-/// macOS 14, iOS 17, tvOS 17, watchOS 10): one shared instance whose reads and changes do
-/// nothing. ``AtomRegistration`` is the working subclass.
+/// macOS 14, iOS 17, tvOS 17, watchOS 10): one shared instance whose changes do nothing (the
+/// atom records no read there). ``AtomRegistration`` is the working subclass, and where the
+/// framework is available every atom's tracking is one, so a read calls it directly.
 @usableFromInline
 class AtomTracking: @unchecked Sendable {
   // @unchecked: every stored property, here and in the subclass, is a `Sendable` constant.
