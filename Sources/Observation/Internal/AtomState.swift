@@ -261,10 +261,8 @@ struct AtomState<Value: Sendable>: Sendable {
   mutating func show(
     _ new: consuming Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {
-    // The old value moves out and the new one in: no copy, so no retain or release for a value
-    // that holds references.
-    var old = consume new
-    swap(&value, &old)
+    let old = value
+    value = new
     version &+= 1
     let tracked = isTracked
     guard !watchers.isEmpty || tracked else {
