@@ -46,10 +46,19 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   @inlinable
   public var value: Value {
     let value = state.withLock { state -> Value? in
-      guard let tracking = state.tracking else { return nil }
+      guard let tracking = state.tracking.map({ Unmanaged.passUnretained($0) }) else {
+        return nil
+      }
       // Under the lock, before the value is read: a change stored after this read then finds
-      // the tracking armed, and reports to the registration this read leads to.
-      tracking.recordRead()
+      // the tracking armed, and reports to the registration this read leads to. Borrowed: the
+      // state holds the tracking for as long as the atom lives. Where Observation is available
+      // the tracking is a registration, called directly (inlined); elsewhere reads record
+      // nothing.
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        Unmanaged<AtomRegistration>.fromOpaque(tracking.toOpaque())._withUnsafeGuaranteedRef {
+          $0.recordRead()
+        }
+      }
       return state.value
     }
     return value ?? valueAtFirstRead()
@@ -65,7 +74,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     return state.withLock { state in
       let tracking = state.tracking ?? made
       state.tracking = tracking
-      tracking.recordRead()
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        unsafeDowncast(tracking, to: AtomRegistration.self).recordRead()
+      }
       return state.value
     }
   }

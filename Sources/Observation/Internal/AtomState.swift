@@ -70,6 +70,12 @@ struct AtomState<Value: Sendable>: Sendable {
       if try body(&value) { version &+= 1 }
       return (value, nil)
     }
+    if _isPOD(Value.self) {
+      // Releasing a plain value runs no code, so what the update replaces may go here, under
+      // the lock; the caller's `discarded` is then never written, and costs it nothing.
+      var replaced = Discarded()
+      return try updateChanging(error: error, discarding: &replaced, body)
+    }
     return try updateChanging(error: error, discarding: &discarded, body)
   }
 
@@ -91,7 +97,7 @@ struct AtomState<Value: Sendable>: Sendable {
       discarded.value = consume new
       throw error
     }
-    return show(new, error: error, discarding: &discarded)
+    return show(consume new, error: error, discarding: &discarded)
   }
 
   /// ``update(error:discarding:_:)`` while layers are pending.
@@ -253,7 +259,7 @@ struct AtomState<Value: Sendable>: Sendable {
   /// Observation, if either waits for it; otherwise the old value goes to `discarded`.
   @inlinable
   mutating func show(
-    _ new: Value, error: (any Error)?, discarding discarded: inout Discarded
+    _ new: consuming Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {
     let old = value
     value = new
@@ -261,11 +267,11 @@ struct AtomState<Value: Sendable>: Sendable {
     let tracked = isTracked
     guard !watchers.isEmpty || tracked else {
       discarded.value = consume old
-      return (new, nil)
+      return (value, nil)
     }
-    let change = AtomChange(old: old, new: new, error: error)
+    let change = AtomChange(old: consume old, new: value, error: error)
     let reported = tracked ? tracking.map { Unmanaged.passUnretained($0) } : nil
     let batch = Delivery(change: change, recipients: watchers, tracking: reported)
-    return (new, delivery.submit(batch))
+    return (value, delivery.submit(batch))
   }
 }

@@ -9,8 +9,9 @@ import Observation
 /// `nil` field.
 ///
 /// This base class is what an atom gets where the Observation framework is missing (before
-/// macOS 14, iOS 17, tvOS 17, watchOS 10): one shared instance whose reads and changes do
-/// nothing. ``AtomRegistration`` is the working subclass.
+/// macOS 14, iOS 17, tvOS 17, watchOS 10): one shared instance whose changes do nothing (the
+/// atom records no read there). ``AtomRegistration`` is the working subclass, and where the
+/// framework is available every atom's tracking is one, so a read calls it directly.
 @usableFromInline
 class AtomTracking: @unchecked Sendable {
   // @unchecked: every stored property, here and in the subclass, is a `Sendable` constant.
@@ -36,14 +37,6 @@ class AtomTracking: @unchecked Sendable {
     return inert
   }
 
-  /// Tells Observation that the value was read (a tracking closure, such as a SwiftUI `body`,
-  /// then registers for its next change). Costs one thread-local read when nothing tracks.
-  ///
-  /// The atom calls it under its lock, before it reads the value: it calls no user code, and a
-  /// tracked read raises ``armed`` there, so a change stored after the read reports.
-  @usableFromInline
-  func recordRead() {}
-
   /// Tells Observation that the value changed, when a registration may be waiting for it. Runs
   /// the registrations' `onChange` handlers, which are user code: call it outside every lock.
   @usableFromInline
@@ -59,10 +52,11 @@ class AtomTracking: @unchecked Sendable {
 /// nothing tracks never calls into the registrar when it changes. A registration stored after
 /// that report raises the flag again, so the next change reaches it.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline
 final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   // @unchecked: its stored properties are `Sendable` constants (the registrar is thread-safe).
-  private let registrar = ObservationRegistrar()
-  private let keyPath: KeyPath<AtomRegistration, Int> & Sendable
+  @usableFromInline let registrar = ObservationRegistrar()
+  @usableFromInline let keyPath: KeyPath<AtomRegistration, Int>
 
   init() {
     let armed = TrackingFlag()
@@ -73,7 +67,14 @@ final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   /// What the key path names; Observation never reads it.
   subscript(read probe: ReadProbe) -> Int { 0 }
 
-  override func recordRead() {
+  /// Tells Observation that the value was read (a tracking closure, such as a SwiftUI `body`,
+  /// then registers for its next change). Costs one thread-local read when nothing tracks.
+  ///
+  /// The atom calls it under its lock, before it reads the value: it calls no user code, and a
+  /// tracked read raises ``AtomTracking/armed`` there, so a change stored after the read
+  /// reports. Inlined into the reading code, so a read makes one call, into Observation.
+  @inlinable
+  func recordRead() {
     registrar.access(self, keyPath: keyPath)
   }
 

@@ -75,12 +75,21 @@ struct Delivery<Value: Sendable>: Sendable {
   /// sees it recomputed (its recomputation is a watcher of this atom).
   @inlinable
   func send() {
-    let change = self.change
     // `recipients` keeps every watcher alive while `self` exists (it is a `let`), so the loop
     // borrows each one instead of retaining and releasing it around its call: the retains and
     // releases of a plain `for watcher in recipients` cost a third of a one-handler set.
-    for index in recipients.indices {
-      Unmanaged.passUnretained(recipients[index])._withUnsafeGuaranteedRef { $0.deliver(change) }
+    if recipients.count == 1 {
+      // The common case: the change is borrowed, with no copy (whose retain and release of
+      // the error cost a tenth of a one-handler set).
+      Unmanaged.passUnretained(recipients[0])._withUnsafeGuaranteedRef { $0.deliver(change) }
+    } else {
+      // Copied once: borrowing it would copy it before each call.
+      let change = self.change
+      for index in recipients.indices {
+        Unmanaged.passUnretained(recipients[index])._withUnsafeGuaranteedRef {
+          $0.deliver(change)
+        }
+      }
     }
     if let tracking {
       tracking._withUnsafeGuaranteedRef { $0.notifyChange() }
