@@ -34,7 +34,10 @@ internal struct IntegerSum<Value: FixedWidthInteger> {
   internal mutating func add(_ value: Value) {
     let (partial, overflow) = wrapped.addingReportingOverflow(value)
     wrapped = partial
-    if _slowPath(overflow) { carries += value < .zero ? -1 : 1 }
+    // Past `max` a signed sum wraps to a negative value, past `min` to a non-negative one
+    // (an unsigned sum wraps only past `max`). Reading `partial`, not `value`, lets the add
+    // read its operand straight from memory.
+    if _slowPath(overflow) { carries += !Value.isSigned || partial < .zero ? 1 : -1 }
   }
 
   /// The total, or `nil` when it does not fit in `Value`; then `isAbove` tells whether it is
