@@ -47,9 +47,12 @@ final class ContextStorage: Sendable {
 
   /// Stores `value` under `key`, replacing what was there.
   func setValue<Value>(_ value: Value, for key: ContextKey<Value>) {
-    let box = TypedBox(value)  // allocated before the lock
-    let replaced = values.withLock { $0.setValue(box, for: key.id) }
-    withExtendedLifetime(replaced) {}  // released here, after the lock
+    // A value replaced in its box comes back in `value`; a replaced box in `replaced`. Both
+    // are released here, after the lock.
+    var value = value
+    let replaced = values.withLock { $0.setValue(&value, for: key.id) }
+    withExtendedLifetime(replaced) {}
+    withExtendedLifetime(value) {}
   }
 
   /// Returns the value stored under `key`, first storing `value` if there is none.

@@ -44,6 +44,20 @@ struct ContextValues: Sendable {
 
   /// Files `box` under the key identity `id`; returns the box it replaces, for the caller to
   /// release after its lock.
+  /// Stores `value` under `id`. When a value is stored there in a box that only this table
+  /// references, the box keeps its place and `value` comes back holding the value it replaced;
+  /// otherwise the value goes in a new box and the box it replaced, if any, is returned. Either
+  /// way, what was replaced is the caller's to release, after unlocking.
+  mutating func setValue<Value: Sendable>(
+    _ value: inout Value, for id: UInt64
+  ) -> (any StoredValue)? {
+    if let position = find(id), isKnownUniquelyReferenced(&typed[position]) {
+      swap(&unsafeDowncast(typed[position], to: TypedBox<Value>.self).value, &value)
+      return nil
+    }
+    return setValue(TypedBox(value), for: id)
+  }
+
   mutating func setValue(_ box: any StoredValue, for id: UInt64) -> (any StoredValue)? {
     if let position = find(id) {
       defer { typed[position] = box }
@@ -160,8 +174,10 @@ protocol StoredValue: AnyObject, Sendable {
 /// keeps an existential or optional value exactly as it was stored (`ContextKey<any Sendable>`
 /// holding an `Int` reads back as that existential, not flattened).
 @usableFromInline
-final class TypedBox<Value: Sendable>: StoredValue {
-  @usableFromInline let value: Value
+final class TypedBox<Value: Sendable>: StoredValue, @unchecked Sendable {
+  // @unchecked: `value` changes only under its table's lock, while the table holds the only
+  // reference to the box; every other access reads it under that lock or after removing it.
+  @usableFromInline var value: Value
 
   init(_ value: Value) {
     self.value = value
