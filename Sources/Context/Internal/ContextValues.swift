@@ -16,7 +16,7 @@ struct ContextValues: Sendable {
 
   @usableFromInline var ids: [UInt64] = []
   /// `TypedBox<Value>`es, each at the position of its key's identity in `ids`.
-  @usableFromInline var typed: [any StoredValue] = []
+  @usableFromInline var typed: [StoredValue] = []
   /// Each identity's position in `ids`; empty while there are few typed values.
   @usableFromInline var positions: [UInt64: Int] = [:]
   private var named: [String: any Sendable] = [:]
@@ -50,7 +50,7 @@ struct ContextValues: Sendable {
   /// way, what was replaced is the caller's to release, after unlocking.
   mutating func setValue<Value: Sendable>(
     _ value: inout Value, for id: UInt64
-  ) -> (any StoredValue)? {
+  ) -> StoredValue? {
     if let position = find(id), isKnownUniquelyReferenced(&typed[position]) {
       swap(&unsafeDowncast(typed[position], to: TypedBox<Value>.self).value, &value)
       return nil
@@ -58,7 +58,7 @@ struct ContextValues: Sendable {
     return setValue(TypedBox(value), for: id)
   }
 
-  mutating func setValue(_ box: any StoredValue, for id: UInt64) -> (any StoredValue)? {
+  mutating func setValue(_ box: StoredValue, for id: UInt64) -> StoredValue? {
     if let position = find(id) {
       defer { typed[position] = box }
       return typed[position]
@@ -89,7 +89,7 @@ struct ContextValues: Sendable {
 
   /// Removes the value filed under `id`; returns its box, for the caller to release after its
   /// lock.
-  mutating func removeValue(for id: UInt64) -> (any StoredValue)? {
+  mutating func removeValue(for id: UInt64) -> StoredValue? {
     guard let position = find(id) else { return nil }
     let removed = typed[position]
     let last = ids.count - 1
@@ -162,11 +162,16 @@ func objectIdentity(of value: Any) -> ObjectIdentifier? {
   return ObjectIdentifier(value as AnyObject)
 }
 
-/// A typed value in its box: what a context holds for a ``ContextKey``.
+/// A typed value in its box: what a context holds for a ``ContextKey``. A class, not a
+/// protocol, so that a write can ask whether the table holds the box's only reference (asking
+/// through an existential copies the reference first).
 @usableFromInline
-protocol StoredValue: AnyObject, Sendable {
+class StoredValue: @unchecked Sendable {
+  // @unchecked: it has no stored properties; see `TypedBox`.
+
   /// The value's identity, when it is an object.
-  var objectIdentity: ObjectIdentifier? { get }
+  @usableFromInline
+  var objectIdentity: ObjectIdentifier? { nil }
 }
 
 /// A value boxed under its key's type. The key's type is the value's static type, so a read
@@ -184,14 +189,14 @@ final class TypedBox<Value: Sendable>: StoredValue, @unchecked Sendable {
   }
 
   @usableFromInline
-  var objectIdentity: ObjectIdentifier? {
+  override var objectIdentity: ObjectIdentifier? {
     TinyContext.objectIdentity(of: value)
   }
 
   /// The value in `stored`, a box made for a key whose value type is `Value`.
   @inlinable
   @inline(__always)
-  static func unwrap(_ stored: any StoredValue) -> Value {
+  static func unwrap(_ stored: StoredValue) -> Value {
     // Keys are unique by identity and each key has one value type, so the box filed under a
     // key is a `TypedBox` of that key's type (checked in debug builds).
     unsafeDowncast(stored, to: TypedBox<Value>.self).value
