@@ -92,7 +92,7 @@
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-      let thread = threadNumber(pthread_self())
+      let thread = threadNumber(currentThread())
       if holder.load(ordering: .relaxed) == thread { lockTakenAgain() }
       let address = sanitizerAddress
       return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
@@ -105,6 +105,20 @@
       }
     }
   }
+
+  /// Returns the calling thread's `pthread_t`: `pthread_self`, called through a pointer found
+  /// at run time. The C library declares `pthread_self` `const`, so the optimizer may reuse one
+  /// call's result for a later one; in an async function that inlines two locks around an
+  /// `await`, the second would then check the thread the task ran on before it suspended (and
+  /// stop the program when that thread happens to hold the lock). A call through an unknown
+  /// pointer is made every time.
+  @usableFromInline
+  let currentThread: @convention(c) () -> pthread_t = {
+    guard let symbol = dlsym(nil, "pthread_self") else {
+      fatalError("Locked: pthread_self not found")
+    }
+    return unsafeBitCast(symbol, to: (@convention(c) () -> pthread_t).self)
+  }()
 
   /// A thread's `pthread_t` as a number (an integer on glibc, a pointer on some C libraries:
   /// both one word).
