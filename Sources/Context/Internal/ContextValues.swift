@@ -42,8 +42,6 @@ struct ContextValues: Sendable {
     typed.withUnsafeBufferPointer { TypedBox<Value>.unwrap($0[position]) }
   }
 
-  /// Files `box` under the key identity `id`; returns the box it replaces, for the caller to
-  /// release after its lock.
   /// Stores `value` under `id`. When a value is stored there in a box that only this table
   /// references, the box keeps its place and `value` comes back holding the value it replaced;
   /// otherwise the value goes in a new box and the box it replaced, if any, is returned. Either
@@ -58,6 +56,8 @@ struct ContextValues: Sendable {
     return setValue(TypedBox(value), for: id)
   }
 
+  /// Files `box` under the key identity `id`; returns the box it replaces, for the caller to
+  /// release after its lock.
   mutating func setValue(_ box: StoredValue, for id: UInt64) -> StoredValue? {
     if let position = find(id) {
       defer { typed[position] = box }
