@@ -6,6 +6,7 @@ extension Promise {
   /// ```
   ///
   /// - Parameter result: The value or the error.
+  @inlinable
   public convenience init(result: Result<Value, any Error>) {
     switch result {
     case .success(let value): self.init(value: value)
@@ -28,13 +29,14 @@ extension Promise {
   ///
   /// - Parameter transform: Makes the new value; it may throw.
   /// - Returns: A promise that resolves when this one does.
+  @inlinable
   public func map<NewValue: Sendable>(
     _ transform: @escaping @Sendable (Value) throws -> NewValue
   ) -> Promise<NewValue> {
     // Already resolved: no callback, no metadata for a `Result` (this is the hot path).
     switch storage.withLock({ $0.phase }) {
     case .fulfilled:
-      let value = storage.slot.pointee  // set for good once fulfilled
+      let value = storage.slot(of: Value.self).pointee  // set for good once fulfilled
       do {
         return Promise<NewValue>(value: try transform(value))
       } catch {
@@ -74,6 +76,7 @@ extension Promise {
   ///
   /// - Parameter next: Starts the next step; it may throw.
   /// - Returns: A promise that resolves when the next step does.
+  @inlinable
   public func then<NewValue: Sendable>(
     _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
   ) -> Promise<NewValue> {
@@ -81,7 +84,7 @@ extension Promise {
     switch storage.withLock({ $0.phase }) {
     case .fulfilled:
       do {
-        return try next(storage.slot.pointee).followed()  // set for good once fulfilled
+        return try next(storage.slot(of: Value.self).pointee).followed()  // set for good once fulfilled
       } catch {
         return Promise<NewValue>(error: error)
       }
@@ -123,12 +126,13 @@ extension Promise {
   ///
   /// - Parameter recovery: Makes a value from the error; it may throw.
   /// - Returns: A promise that resolves when this one does.
+  @inlinable
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
     switch storage.withLock({ $0.phase }) {
     case .fulfilled:
-      return Promise(value: storage.slot.pointee)  // set for good once fulfilled
+      return Promise(value: storage.slot(of: Value.self).pointee)  // set for good once fulfilled
     case .rejected(let error):
       do {
         return Promise(value: try recovery(error))
@@ -149,6 +153,7 @@ extension Promise {
   /// A promise that resolves as this one does: this very promise when it is resolved already
   /// (nothing is left to wait for, and it can never change), else a new promise that follows
   /// it, so that whoever holds the result cannot resolve this one.
+  @inlinable
   func followed() -> Promise<Value> {
     if isResolved { return self }
     let follower = Promise()

@@ -30,14 +30,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   // with the lock held, before the state says fulfilled (see `PromiseStorage`).
 
   /// A registered callback (see `PromiseStorage`).
-  typealias Callback = PromiseCallback
+  @usableFromInline typealias Callback = PromiseCallback
 
   /// The state machine behind the lock.
-  typealias State = PromiseState<Callback>
+  @usableFromInline typealias State = PromiseState<Callback>
 
   /// The lock, the state (pending, fulfilled or rejected, and the callbacks waiting) and the
   /// value once fulfilled.
-  let storage: PromiseStorage<Value>
+  @usableFromInline let storage: PromiseStorage
 
   /// Creates a pending promise.
   ///
@@ -45,8 +45,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// let feed = Promise<[String]>()
   /// feed.isResolved                     // false
   /// ```
+  @inlinable
   public init() {
-    storage = PromiseStorage()
+    storage = PromiseStorage(of: Value.self)
   }
 
   /// Creates a promise already fulfilled with `value`.
@@ -56,6 +57,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter value: The value.
+  @inlinable
   public init(value: Value) {
     storage = PromiseStorage(fulfilledWith: value)
   }
@@ -67,8 +69,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter error: The error.
+  @inlinable
   public init(error: any Error) {
-    storage = PromiseStorage(rejectedWith: error)
+    storage = PromiseStorage(of: Value.self, rejectedWith: error)
+  }
+
+  deinit {
+    storage.free(of: Value.self)
   }
 
   /// Fulfils the promise with `value`, unless it is already resolved.
@@ -97,6 +104,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter value: The value.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved (nothing changes then).
+  @inlinable
   @discardableResult
   public func fulfill(_ value: Value) -> Bool {
     resolve(with: .success(value))
@@ -116,6 +124,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter error: The error.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
+  @inlinable
   @discardableResult
   public func reject(_ error: any Error) -> Bool {
     resolve(with: .failure(error))
@@ -134,13 +143,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter result: The value or the error.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
+  @inlinable
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
     let delivery = storage.withLock { state -> State.Delivery? in
       guard !state.isResolved else { return nil }
       switch result {
       case .success(let value):
-        storage.slot.initialize(to: value)
+        storage.slot(of: Value.self).initialize(to: value)
         return state.resolve(.fulfilled, stamp: nextResolutionStamp)
       case .failure(let error):
         return state.resolve(.rejected(error), stamp: nextResolutionStamp)
@@ -166,6 +176,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Resolves the promise on behalf of a combinator (a chained step, `all`, `race`): at once
   /// when this thread is not delivering a resolution, else right after the callback being
   /// delivered returns, so that a chain resolves as a loop, not as nested calls.
+  @inlinable
   func settle(with result: Result<Value, any Error>) {
     if let entry = Trampoline.enter() {
       resolve(with: result)
@@ -177,7 +188,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
   /// Sends the queued callbacks registered while this thread was delivering, oldest first,
   /// until none is left; then this thread stops delivering.
-  private func deliverDeferred(_ result: UnsafePointer<Result<Value, any Error>>) {
+  @inlinable
+  func deliverDeferred(_ result: UnsafePointer<Result<Value, any Error>>) {
     while true {
       let deferred = storage.withLock { $0.takeDeferred() }
       if deferred.isEmpty { return }
@@ -195,8 +207,9 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.fulfill(7)
   /// promise.result                      // success(7)
   /// ```
+  @inlinable
   public var result: Result<Value, any Error>? {
-    storage.withLock { storage.result(in: $0) }
+    storage.withLock { storage.result(in: $0, of: Value.self) }
   }
 
   /// Whether the promise is fulfilled or rejected.
@@ -205,6 +218,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Promise<Int>().isResolved           // false
   /// Promise(value: 1).isResolved        // true
   /// ```
+  @inlinable
   public var isResolved: Bool {
     storage.withLock { $0.isResolved }
   }
@@ -234,11 +248,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter callback: The function to call with the value or the error.
+  @inlinable
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
     let stored = Self.callback(callback)
     let result = storage.withLock { state -> Result<Value, any Error>? in
       if state.register(stored) == .waiting { return nil }
-      return storage.result(in: state)
+      return storage.result(in: state, of: Value.self)
     }
     if let result { callback(result) }
   }
@@ -246,15 +261,17 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
   /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
   /// not a closure inside another.
+  @inlinable
   func addCallback(_ callback: @escaping @Sendable (UnsafeRawPointer) -> Void) {
     let result = storage.withLock { state -> Result<Value, any Error>? in
       if state.register(.function(callback)) == .waiting { return nil }
-      return storage.result(in: state)
+      return storage.result(in: state, of: Value.self)
     }
     if let result { withUnsafePointer(to: result) { callback($0) } }
   }
 
   /// Runs a stored callback with the resolution at `result`.
+  @inlinable
   static func run(_ callback: Callback, with result: UnsafeRawPointer) {
     switch callback {
     case .function(let function): function(result)
@@ -263,11 +280,13 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   }
 
   /// The resolution a stored callback receives.
+  @inlinable
   static func resolution(at pointer: UnsafeRawPointer) -> Result<Value, any Error> {
     pointer.assumingMemoryBound(to: Result<Value, any Error>.self).pointee
   }
 
   /// Wraps `body` as a stored callback.
+  @inlinable
   static func callback(
     _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Callback {
@@ -296,13 +315,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameters:
   ///   - queue: The queue to run the callback on.
   ///   - callback: The function to call with the value or the error.
+  @inlinable
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
     let send = Self.callback { result in queue.async { callback(result) } }
     let result = storage.withLock { state -> Result<Value, any Error>? in
       if state.register(send, queued: true) != .deliverNow { return nil }
-      return storage.result(in: state)
+      return storage.result(in: state, of: Value.self)
     }
     guard let result else { return }
     withUnsafePointer(to: result) { result in
@@ -322,6 +342,7 @@ extension Promise where Value == Void {
   ///
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
+  @inlinable
   @discardableResult
   public func fulfill() -> Bool {
     fulfill(())

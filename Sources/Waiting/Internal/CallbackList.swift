@@ -1,26 +1,27 @@
 /// Callbacks in registration order, each with its identifier, keeping the first one inline: a
 /// promise usually has one callback (the next step of a chain, or one awaiting task), and then
 /// it needs no array, so registering it allocates nothing.
+@usableFromInline
 struct CallbackList<Callback>: Sequence {
   /// A callback and the identifier it was registered under.
-  typealias Entry = (id: UInt64, callback: Callback)
+  @usableFromInline typealias Entry = (id: UInt64, callback: Callback)
 
   /// The oldest entry; `nil` only when the list is empty.
-  private var first: Entry?
+  @usableFromInline var first: Entry?
   /// The entries after the first, oldest first.
-  private var rest: [Entry] = []
+  @usableFromInline var rest: [Entry] = []
 
   /// An empty list.
-  init() {}
+  @inlinable init() {}
 
   /// Whether the list holds no callback.
-  var isEmpty: Bool { first == nil }
+  @inlinable var isEmpty: Bool { first == nil }
 
   /// The number of callbacks.
-  var count: Int { first == nil ? 0 : 1 + rest.count }
+  @inlinable var count: Int { first == nil ? 0 : 1 + rest.count }
 
   /// Adds `entry` after every entry already in the list.
-  mutating func append(_ entry: Entry) {
+  @inlinable mutating func append(_ entry: Entry) {
     if first == nil { first = entry } else { rest.append(entry) }
   }
 
@@ -28,7 +29,7 @@ struct CallbackList<Callback>: Sequence {
   ///
   /// - Returns: The entry's position (0 for the oldest) and its callback, or `nil` when no
   ///   entry has that identifier.
-  mutating func remove(id: UInt64) -> (position: Int, callback: Callback)? {
+  @inlinable mutating func remove(id: UInt64) -> (position: Int, callback: Callback)? {
     guard let head = first else { return nil }
     if head.id == id {
       first = rest.isEmpty ? nil : rest.removeFirst()
@@ -39,16 +40,23 @@ struct CallbackList<Callback>: Sequence {
   }
 
   /// The entries, oldest first.
-  func makeIterator() -> Iterator {
+  @inlinable func makeIterator() -> Iterator {
     Iterator(first: first, rest: rest.makeIterator())
   }
 
   /// Iterates over the entries, oldest first.
+  @usableFromInline
   struct Iterator: IteratorProtocol {
-    fileprivate var first: Entry?
-    fileprivate var rest: IndexingIterator<[Entry]>
+    @usableFromInline var first: Entry?
+    @usableFromInline var rest: IndexingIterator<[Entry]>
 
-    mutating func next() -> Entry? {
+    @inlinable
+    init(first: Entry?, rest: IndexingIterator<[Entry]>) {
+      self.first = first
+      self.rest = rest
+    }
+
+    @inlinable mutating func next() -> Entry? {
       if let entry = first {
         first = nil
         return entry

@@ -14,28 +14,31 @@
 /// while it has some left, or the first thread that registers one on the resolved promise. A
 /// queued callback registered meanwhile waits in line, and the deliverer takes it with
 /// ``takeDeferred()`` before it stops delivering.
+@usableFromInline
 struct PromiseState<Callback> {
   /// Pending, fulfilled (the value is the promise's), or rejected with an error.
-  enum Phase {
+  @usableFromInline
+  enum Phase: Sendable {
     case pending
     case fulfilled
     case rejected(any Error)
 
     /// Whether this is `.pending`.
-    var isPending: Bool {
+    @inlinable var isPending: Bool {
       if case .pending = self { return true }
       return false
     }
 
     /// Whether this is `.rejected`.
-    var isRejected: Bool {
+    @inlinable var isRejected: Bool {
       if case .rejected = self { return true }
       return false
     }
   }
 
   /// What a registration leads to.
-  enum Registration: Equatable {
+  @usableFromInline
+  enum Registration: Equatable, Sendable {
     /// The promise is pending: the callback waits for the resolution.
     case waiting
     /// The promise is resolved: run the callback now, on this thread.
@@ -49,49 +52,57 @@ struct PromiseState<Callback> {
   }
 
   /// The callbacks a resolution hands out, oldest first.
+  @usableFromInline
   struct Delivery {
     /// The callbacks, oldest first.
-    var callbacks: CallbackList<Callback>
+    @usableFromInline var callbacks: CallbackList<Callback>
     /// The position of the last queued callback in `callbacks`, or `nil` when there is none:
     /// once it is sent, call ``takeDeferred()`` until it returns nothing.
-    var lastQueued: Int?
+    @usableFromInline var lastQueued: Int?
+
+    @inlinable
+    init(callbacks: CallbackList<Callback>, lastQueued: Int?) {
+      self.callbacks = callbacks
+      self.lastQueued = lastQueued
+    }
   }
 
   /// Where the promise stands.
-  private(set) var phase: Phase
+  @usableFromInline var phase: Phase
   /// When the promise was resolved, as a number from a process-wide counter taken while the
   /// lock is held: a resolution that happened before another has the smaller stamp. 0 while
   /// pending.
-  private(set) var stamp: UInt64
+  @usableFromInline var stamp: UInt64
   /// Callbacks registered while pending, oldest first, each with the identifier it was given;
   /// once resolved, queued callbacks registered while another thread delivers.
-  private var waiting = CallbackList<Callback>()
+  @usableFromInline var waiting = CallbackList<Callback>()
   /// The position of the last queued callback in `waiting` while pending; -1 for none (a
   /// plain integer keeps the state cheap to copy).
-  private var lastQueued = -1
+  @usableFromInline var lastQueued = -1
   /// Whether a thread is delivering queued callbacks of the resolved promise.
-  private(set) var isDelivering = false
+  @usableFromInline var isDelivering = false
   /// The identifier the next registration gets.
-  private var nextID: UInt64 = 0
+  @usableFromInline var nextID: UInt64 = 0
 
   /// A state in `phase`: pending by default. A resolved state needs its resolution's stamp.
+  @inlinable
   init(_ phase: Phase = .pending, stamp: UInt64 = 0) {
     self.phase = phase
     self.stamp = stamp
   }
 
   /// Whether the state is fulfilled or rejected.
-  var isResolved: Bool { !phase.isPending }
+  @inlinable var isResolved: Bool { !phase.isPending }
 
   /// Whether the state is fulfilled.
-  var isFulfilled: Bool {
+  @inlinable var isFulfilled: Bool {
     if case .fulfilled = phase { return true }
     return false
   }
 
   /// The number of callbacks waiting for the resolution (or, once resolved, in line to be
   /// delivered).
-  var waitingCount: Int { waiting.count }
+  @inlinable var waitingCount: Int { waiting.count }
 
   /// Resolves the state unless it is resolved already.
   ///
@@ -100,6 +111,7 @@ struct PromiseState<Callback> {
   ///   - stamp: Takes the resolution's stamp; called only when the state changes.
   /// - Returns: The callbacks to run, oldest first, or `nil` when the state was already
   ///   resolved (the first resolution wins, and this one changes nothing).
+  @inlinable
   mutating func resolve(_ resolution: Phase, stamp: () -> UInt64) -> Delivery? {
     guard !isResolved, !resolution.isPending else { return nil }
     phase = resolution
@@ -113,6 +125,7 @@ struct PromiseState<Callback> {
 
   /// Returns a fresh identifier for ``register(_:id:queued:)``, so a caller can know it before
   /// registering (to take the callback back from another thread).
+  @inlinable
   mutating func makeID() -> UInt64 {
     defer { nextID += 1 }
     return nextID
@@ -127,6 +140,7 @@ struct PromiseState<Callback> {
   ///     after every queued callback registered before it.
   /// - Returns: Whether the callback waits, must run now, must be sent now by this thread (which
   ///   then delivers), or waits in line for the thread that delivers.
+  @inlinable
   mutating func register(
     _ callback: Callback, id: UInt64? = nil, queued: Bool = false
   ) -> Registration {
@@ -146,6 +160,7 @@ struct PromiseState<Callback> {
 
   /// Hands the delivering thread the queued callbacks registered while it delivered, oldest
   /// first; when there are none, it stops delivering.
+  @inlinable
   mutating func takeDeferred() -> CallbackList<Callback> {
     if waiting.isEmpty { isDelivering = false }
     defer { waiting = CallbackList() }
@@ -156,6 +171,7 @@ struct PromiseState<Callback> {
   ///
   /// - Returns: The callback, or `nil` when it is no longer waiting (it was handed out by
   ///   ``resolve(_:stamp:)`` or removed already).
+  @inlinable
   mutating func unregister(_ id: UInt64) -> Callback? {
     guard !isResolved, let (index, callback) = waiting.remove(id: id) else { return nil }
     // Removing the last queued callback leaves its predecessor as the point after which
@@ -166,6 +182,7 @@ struct PromiseState<Callback> {
 
   /// Takes out every waiting callback (a pending promise is going away), so they can be
   /// released after unlocking.
+  @inlinable
   mutating func takeAllWaiting() -> CallbackList<Callback> {
     lastQueued = -1
     defer { waiting = CallbackList() }

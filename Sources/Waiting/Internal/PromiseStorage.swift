@@ -1,49 +1,63 @@
 /// A promise's lock and state, and the slot its value is kept in.
 ///
-/// A promise's methods are generic and, called from another module, run unspecialized. There,
-/// every use of a type whose layout depends on `Value` (an `Optional<Value>` field, a
-/// `Result<Value, any Error>`, a struct generic over `Value`) looks its metadata up in the
-/// runtime's cache. Here the locked state does not depend on `Value`, and the value is reached
-/// through a typed pointer, so the fast paths need no lookups.
-struct PromiseStorage<Value>: ~Copyable {
+/// Nothing here depends on the promise's `Value`: the value's slot is untyped, and the promise
+/// gives the type to the methods that read or free it. A promise's `deinit` is never
+/// specialized for a `Value`, and there a stored property of a type generic over `Value` would be
+/// destroyed through that type's metadata, looked up in the runtime's cache on every free; this
+/// type's layout and code are static.
+@usableFromInline
+struct PromiseStorage: ~Copyable {
   /// The state's type: concrete, so its metadata and code are static.
-  typealias State = PromiseState<PromiseCallback>
+  @usableFromInline typealias State = PromiseState<PromiseCallback>
 
   /// The state, behind the promise's lock.
-  let state: Locked<State>
+  @usableFromInline let state: Locked<State>
 
-  /// The value: initialized exactly when the state is fulfilled. It is written with the lock
-  /// held, before the state says fulfilled, and never changes after that, so whoever has seen
-  /// the state fulfilled (with the lock held) may read it without the lock.
-  let slot: UnsafeMutablePointer<Value>
+  /// Room for one value of the promise's `Value`: initialized exactly when the state is
+  /// fulfilled. It is written with the lock held, before the state says fulfilled, and never
+  /// changes after that, so whoever has seen the state fulfilled (with the lock held) may read
+  /// it without the lock.
+  @usableFromInline let slot: UnsafeMutableRawPointer
 
-  /// Storage for a pending promise.
-  init() {
+  /// Storage for a pending promise of `Value`.
+  @inlinable
+  init<Value>(of _: Value.Type) {
     state = Locked(State())
-    slot = .allocate(capacity: 1)
+    slot = UnsafeMutableRawPointer(UnsafeMutablePointer<Value>.allocate(capacity: 1))
   }
 
-  /// Storage for a promise rejected with `error`, resolved now.
-  init(rejectedWith error: any Error) {
+  /// Storage for a promise of `Value` rejected with `error`, resolved now.
+  @inlinable
+  init<Value>(of _: Value.Type, rejectedWith error: any Error) {
     state = Locked(State(.rejected(error), stamp: nextResolutionStamp()))
-    slot = .allocate(capacity: 1)
+    slot = UnsafeMutableRawPointer(UnsafeMutablePointer<Value>.allocate(capacity: 1))
   }
 
   /// Storage for a promise fulfilled with `value`, resolved now.
-  init(fulfilledWith value: consuming Value) {
-    slot = .allocate(capacity: 1)
-    slot.initialize(to: value)
+  @inlinable
+  init<Value>(fulfilledWith value: consuming Value) {
+    let typed = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+    typed.initialize(to: value)
+    slot = UnsafeMutableRawPointer(typed)
     state = Locked(State(.fulfilled, stamp: nextResolutionStamp()))
   }
 
-  deinit {
+  /// The slot, typed: the promise's `Value` must be `Value`.
+  @inlinable
+  func slot<Value>(of _: Value.Type) -> UnsafeMutablePointer<Value> {
+    slot.assumingMemoryBound(to: Value.self)
+  }
+
+  /// Frees the value and the callbacks; the promise's `deinit` calls it once, with the
+  /// promise's `Value`.
+  func free<Value>(of _: Value.Type) {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
     // and one still delivering them is held alive by the thread that delivers.
     let (isFulfilled, released) = state.withLock { state -> (Bool, CallbackList<PromiseCallback>) in
       if state.isResolved { return (state.isFulfilled, CallbackList()) }
       return (false, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
     }
-    if isFulfilled { slot.deinitialize(count: 1) }
+    if isFulfilled { slot(of: Value.self).deinitialize(count: 1) }
     slot.deallocate()
     // The callbacks of a pending promise may hold the next promise of a chain, whose own
     // callbacks hold the next, and so on: released through the trampoline, the chain is freed
@@ -53,6 +67,7 @@ struct PromiseStorage<Value>: ~Copyable {
   }
 
   /// Runs `body` with the lock held and returns what it returns.
+  @inlinable
   func withLock<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
@@ -60,10 +75,11 @@ struct PromiseStorage<Value>: ~Copyable {
   }
 
   /// The resolution in `state`, read with the lock held: `nil` while pending.
-  func result(in state: State) -> Result<Value, any Error>? {
+  @inlinable
+  func result<Value>(in state: State, of _: Value.Type) -> Result<Value, any Error>? {
     switch state.phase {
     case .pending: nil
-    case .fulfilled: .success(slot.pointee)
+    case .fulfilled: .success(slot(of: Value.self).pointee)
     case .rejected(let error): .failure(error)
     }
   }
@@ -71,6 +87,7 @@ struct PromiseStorage<Value>: ~Copyable {
 
 /// What a promise keeps while pending for each interested party; its type does not depend on
 /// `Value`.
+@usableFromInline
 enum PromiseCallback: Sendable {
   /// A function that receives a pointer to the `Result<Value, any Error>` the promise is
   /// resolved with.
@@ -82,19 +99,22 @@ enum PromiseCallback: Sendable {
 
 /// The `UnsafeContinuation<Value, any Error>` of a task awaiting a promise, with its type
 /// erased (the continuation is one pointer; the promise knows `Value` and restores it).
+@usableFromInline
 struct SuspendedTask: @unchecked Sendable {
   // Safe: a continuation may be resumed from any thread, and this one is resumed exactly once,
   // by whoever takes it out of the promise's state with the lock held.
 
   /// The continuation's bits.
-  let continuation: UnsafeRawPointer
+  @usableFromInline let continuation: UnsafeRawPointer
 
   /// Keeps `continuation`.
+  @inlinable
   init<Value>(_ continuation: UnsafeContinuation<Value, any Error>) {
     self.continuation = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
   }
 
   /// Resumes the task with the resolution at `result`, a `Result<Value, any Error>`.
+  @inlinable
   func resume<Value: Sendable>(_: Value.Type, with result: UnsafeRawPointer) {
     unsafeBitCast(continuation, to: UnsafeContinuation<Value, any Error>.self)
       .resume(with: result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee)

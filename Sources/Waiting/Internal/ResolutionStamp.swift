@@ -6,6 +6,7 @@
   /// A number larger than every one handed out before it, in every thread's view: a promise
   /// takes one, with its lock held, when it resolves, so the stamps order the resolutions, and
   /// a resolution that happened before another has the smaller stamp.
+  @usableFromInline
   func nextResolutionStamp() -> UInt64 {
     lastResolutionStamp.withLock { stamp in
       stamp += 1
@@ -22,6 +23,7 @@
   /// takes one, with its lock held, when it resolves, so the stamps order the resolutions, and
   /// a resolution that happened before another has the smaller stamp. (Relaxed is enough: the
   /// increments of one atomic variable form one order that agrees with happens-before.)
+  @usableFromInline
   func nextResolutionStamp() -> UInt64 {
     lastResolutionStamp.wrappingAdd(1, ordering: .relaxed).newValue
   }
