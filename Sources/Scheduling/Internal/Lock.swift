@@ -66,12 +66,15 @@
     import Android
   #endif
   import Synchronization
+  #if canImport(_SynchronizationShims)
+    import _SynchronizationShims
+  #endif
 
   /// State that is only ever read or written with its lock held.
   @usableFromInline
   struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
-    /// The thread holding the lock (`pthread_self()` as a number), or 0. Written only by that
+    /// The thread holding the lock (see `currentThreadNumber()`), or 0. Written only by that
     /// thread while it holds the lock, so a thread reads its own identity here only if it
     /// holds the lock.
     @usableFromInline let holder = Atomic<UInt>(0)
@@ -79,7 +82,7 @@
     @usableFromInline let sanitizerAddress: SanitizerAddress?
 
     @inlinable
-    init(_ state: State) {
+    init(_ state: consuming State) {
       mutex = Mutex(state)
       sanitizerAddress = threadSanitizer.map { _ in SanitizerAddress() }
     }
@@ -92,7 +95,7 @@
     borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-      let thread = threadNumber(currentThread())
+      let thread = currentThreadNumber()
       if holder.load(ordering: .relaxed) == thread { lockTakenAgain() }
       let address = sanitizerAddress
       return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
@@ -106,26 +109,43 @@
     }
   }
 
-  /// Returns the calling thread's `pthread_t`: `pthread_self`, called through a pointer found
-  /// at run time. The C library declares `pthread_self` `const`, so the optimizer may reuse one
-  /// call's result for a later one; in an async function that inlines two locks around an
-  /// `await`, the second would then check the thread the task ran on before it suspended (and
-  /// stop the program when that thread happens to hold the lock). A call through an unknown
-  /// pointer is made every time.
-  @usableFromInline
-  let currentThread: @convention(c) () -> pthread_t = {
-    guard let symbol = dlsym(nil, "pthread_self") else {
-      fatalError("Locked: pthread_self not found")
+  #if canImport(_SynchronizationShims)
+    /// The calling thread's number: its kernel thread id, read from the per-thread cache that
+    /// `Mutex` itself fills to mark the lock's owner (one thread-local load; the optimizer can
+    /// fold it with the one `Mutex` makes). The cache is a thread-local variable, which the
+    /// compiler reads again after every `await`: a task that resumes on another thread gets
+    /// that thread's number, as `Mutex` relies on too.
+    @inlinable
+    func currentThreadNumber() -> UInt {
+      UInt(_swift_stdlib_gettid())
     }
-    return unsafeBitCast(symbol, to: (@convention(c) () -> pthread_t).self)
-  }()
+  #else
+    /// The calling thread's number: `pthread_self`, called through a pointer found at run time.
+    /// The C library declares `pthread_self` `const`, so the optimizer may reuse one call's
+    /// result for a later one; in an async function that inlines two locks around an `await`,
+    /// the second would then check the thread the task ran on before it suspended. A call
+    /// through an unknown pointer is made every time.
+    @inlinable
+    func currentThreadNumber() -> UInt {
+      threadNumber(currentThread())
+    }
 
-  /// A thread's `pthread_t` as a number (an integer on glibc, a pointer on some C libraries:
-  /// both one word).
-  @inlinable
-  func threadNumber<Thread>(_ thread: Thread) -> UInt {
-    unsafeBitCast(thread, to: UInt.self)
-  }
+    /// A `pthread_t` as a number (an integer on glibc, a pointer on some C libraries: both one
+    /// word).
+    @inlinable
+    func threadNumber<Thread>(_ thread: Thread) -> UInt {
+      unsafeBitCast(thread, to: UInt.self)
+    }
+
+    /// `pthread_self`, found at run time (see `currentThreadNumber()`).
+    @usableFromInline
+    let currentThread: @convention(c) () -> pthread_t = {
+      guard let symbol = dlsym(nil, "pthread_self") else {
+        fatalError("Locked: pthread_self not found")
+      }
+      return unsafeBitCast(symbol, to: (@convention(c) () -> pthread_t).self)
+    }()
+  #endif
 
   /// Stops the program: a thread took a lock it holds.
   @usableFromInline
