@@ -84,7 +84,8 @@ extension Promise {
     switch storage.withLock({ $0.phase }) {
     case .fulfilled:
       do {
-        return try next(storage.slot(of: Value.self).pointee).followed()  // set for good once fulfilled
+        // The slot is set for good once the promise is fulfilled.
+        return try next(storage.slot(of: Value.self).pointee).followed()
       } catch {
         return Promise<NewValue>(error: error)
       }

@@ -53,7 +53,8 @@ extension Promise {
     nonisolated(nonsending) public var value: Value {
       get async throws {
         if let id = try waitingID() { return try await suspendUntilResolved(id: id) }
-        return storage.slot(of: Value.self).pointee  // written before the promise was fulfilled, never since
+        // The slot was written before the promise was fulfilled, and never since.
+        return storage.slot(of: Value.self).pointee
       }
     }
   #else
@@ -77,7 +78,8 @@ extension Promise {
     public var value: Value {
       get async throws {
         if let id = try waitingID() { return try await suspendUntilResolved(id: id) }
-        return storage.slot(of: Value.self).pointee  // written before the promise was fulfilled, never since
+        // The slot was written before the promise was fulfilled, and never since.
+        return storage.slot(of: Value.self).pointee
       }
     }
   #endif
