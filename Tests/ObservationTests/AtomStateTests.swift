@@ -100,8 +100,9 @@ import TinyTestSupport
       return true
     }
     #expect(second.batch == nil)  // someone is delivering
-    #expect(state.nextBatch()?.change.new == 3)
-    #expect(state.nextBatch() == nil)
+    #expect(!state.delivery.turn.finish())  // a batch waits
+    #expect(state.nextBatch().change.new == 3)
+    #expect(state.delivery.turn.finish())
     #expect(!state.delivery.isDelivering)
   }
 

@@ -4,7 +4,8 @@ import TinyTestSupport
 @testable import TinyObservation
 
 /// The serial-delivery state machine, checked against a model over every sequence of
-/// operations up to a length: submissions from "other threads" and the deliverer's `next()`.
+/// operations up to a length (submissions from "other threads" and the deliverer's `next()`),
+/// and the race between a submitter and a deliverer that ends its turn without the lock, forced.
 @Suite(.timeLimit(suiteTimeLimit)) struct DeliveryQueueTests {
   @Test func theFirstSubmitterDeliversAndLaterOnesQueueBehindIt() {
     var queue = DeliveryQueue<Int>()
@@ -20,6 +21,36 @@ import TinyTestSupport
     #expect(queue.next() == nil)  // done: the caller stops delivering
     #expect(!queue.isDelivering)
     #expect(queue.submit(4) == 4)
+  }
+
+  @Test func aSubmitterThatLoadedTheTurnBeforeTheDelivererFinishedDeliversItself() {
+    var queue = DeliveryQueue<Int>()
+    #expect(queue.submit(1) == 1)
+    // A submitter loads the turn while the deliverer is busy...
+    let seen = queue.turn.load()
+    #expect(seen == DeliveryTurn.delivering)
+    // ...the deliverer finishes, without the lock...
+    #expect(queue.turn.finish())
+    #expect(!queue.isDelivering)
+    // ...so the submitter's exchange fails, and it delivers its batch itself.
+    #expect(queue.submit(2, seen: seen) == 2)
+    #expect(queue.isDelivering)
+    #expect(queue.pendingCount == 0)
+    #expect(queue.next() == nil)
+    #expect(!queue.isDelivering)
+  }
+
+  @Test func theDelivererFinishesWithoutTheLockOnlyWhenNoBatchWaits() {
+    var queue = DeliveryQueue<Int>()
+    #expect(!queue.turn.finish())  // nobody delivers: there is no turn to end
+    #expect(queue.submit(1) == 1)
+    #expect(queue.submit(2) == nil)
+    #expect(queue.turn.load() == DeliveryTurn.waiting)
+    #expect(!queue.turn.finish())  // a batch waits: the deliverer must take it
+    #expect(queue.takeWaiting() == 2)
+    #expect(queue.turn.load() == DeliveryTurn.delivering)
+    #expect(queue.turn.finish())
+    #expect(queue.turn.load() == DeliveryTurn.idle)
   }
 
   enum Step: CaseIterable {

@@ -150,16 +150,16 @@ struct AtomState<Value: Sendable>: Sendable {
   /// delivery, the optimistic layers, and the registrar whose registrations hold `onChange`
   /// handlers), for an atom that is being deallocated to release without nesting.
   mutating func takeUserCode() -> (
-    watchers: [Watcher<Value>], pending: DeliveryQueue<Delivery<Value>>,
+    watchers: [Watcher<Value>], pending: FIFO<Delivery<Value>>,
     layers: Layers<Value, Waiter>?, tracking: AtomTracking?
   ) {
     defer {
       watchers = []
-      delivery = DeliveryQueue()
+      delivery.pending = FIFO()
       layers = nil
       tracking = nil
     }
-    return (watchers, delivery, layers, tracking)
+    return (watchers, delivery.pending, layers, tracking)
   }
 
   /// Whether a change must be reported to Observation: a tracked read or a registration may be
@@ -170,10 +170,10 @@ struct AtomState<Value: Sendable>: Sendable {
     return tracking.armed.isRaised
   }
 
-  /// The next batch for the deliverer, or `nil` when it is done delivering.
+  /// The next batch for the deliverer, once ``DeliveryTurn/finish()`` found batches waiting.
   @inlinable
-  mutating func nextBatch() -> Delivery<Value>? {
-    delivery.next()
+  mutating func nextBatch() -> Delivery<Value> {
+    delivery.takeWaiting()
   }
 
   // MARK: Optimistic layers

@@ -64,12 +64,39 @@ enum Trampoline {
     }
   }
 
+  /// The thread-specific key under which every thread keeps its state.
+  ///
+  /// Reading the global that holds the key checks its one-time initialization on every read
+  /// (about 25 instructions on Linux), so code that enters often reads it once, keeps it in a
+  /// stored property, and calls ``enter(_:)``.
+  @usableFromInline
+  struct Key: Sendable {
+    @usableFromInline let key: pthread_key_t
+
+    @inlinable
+    init(_ key: pthread_key_t) {
+      self.key = key
+    }
+  }
+
+  /// The key, from the global that holds it (see ``Key``).
+  @usableFromInline
+  static var key: Key {
+    Key(trampolineStateKey)
+  }
+
   /// Becomes the thread's runner of trampolined work: an entry when the thread was not running
   /// any (the caller runs its work, then calls ``leave(_:)`` with it), or `nil` when it already
   /// is (the caller must ``enqueue(_:)`` its work instead).
   @inlinable
   static func enter() -> Entry? {
-    let state = current
+    enter(key)
+  }
+
+  /// ``enter()``, with the thread-specific key read beforehand (see ``Key``).
+  @inlinable
+  static func enter(_ key: Key) -> Entry? {
+    let state = current(key)
     guard !state.pointee.isRunning else { return nil }
     state.pointee.isRunning = true
     return Entry(state)
@@ -170,7 +197,13 @@ enum Trampoline {
   /// This thread's state, made on first use.
   @inlinable
   static var current: UnsafeMutablePointer<State> {
-    if let state = pthread_getspecific(trampolineStateKey) {
+    current(key)
+  }
+
+  /// This thread's state, made on first use, found with `key`.
+  @inlinable
+  static func current(_ key: Key) -> UnsafeMutablePointer<State> {
+    if let state = pthread_getspecific(key.key) {
       return state.assumingMemoryBound(to: State.self)
     }
     return makeCurrent()
