@@ -234,7 +234,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   @inlinable
   func deliver(_ batch: consuming Delivery<Value>) {
     if let entry = Trampoline.enter(trampolineKey) {
-      deliverAll(batch)
+      deliverAll(consume batch)
       Trampoline.leave(entry)
     } else {
       let batch = consume batch
@@ -242,22 +242,20 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     }
   }
 
-  /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
-  @inlinable
-  func deliverAll(_ batch: consuming Delivery<Value>) {
-    batch.send()
-    // With no batch waiting, the turn ends here, without the lock.
-    if !deliveryTurn.finish() { deliverWaiting() }
-  }
-
-  /// Delivers the batches other threads queued during a delivery, until none is left. Out of
-  /// line: only a change that overtook another one gets here.
+  /// Delivers `batch` and every batch queued meanwhile, on this thread, now. Out of line, so
+  /// that it is compiled the same way however large the code that sets the atom: inlined, its
+  /// cost changed with the caller's size.
   @inlinable
   @inline(never)
-  func deliverWaiting() {
-    repeat {
-      state.withLock { $0.nextBatch() }.send()
-    } while !deliveryTurn.finish()
+  func deliverAll(_ batch: consuming Delivery<Value>) {
+    var current = batch
+    while true {
+      current.send()
+      // With no batch waiting, the turn ends here, without the lock.
+      if deliveryTurn.finish() { return }
+      guard let next = state.withLock({ $0.nextBatch() }) else { return }
+      current = next
+    }
   }
 
   deinit {

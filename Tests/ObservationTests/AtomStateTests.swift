@@ -101,7 +101,7 @@ import TinyTestSupport
     }
     #expect(second.batch == nil)  // someone is delivering
     #expect(!state.delivery.turn.finish())  // a batch waits
-    #expect(state.nextBatch().change.new == 3)
+    #expect(state.nextBatch()?.change.new == 3)
     #expect(state.delivery.turn.finish())
     #expect(!state.delivery.isDelivering)
   }

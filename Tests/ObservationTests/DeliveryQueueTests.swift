@@ -53,6 +53,16 @@ import TinyTestSupport
     #expect(queue.turn.load() == DeliveryTurn.idle)
   }
 
+  @Test func aTurnThatFoundNoBatchWaitingEndsSoLaterBatchesAreStillDelivered() {
+    // Not reachable through `submit`; the deliverer must not be left holding a turn.
+    var queue = DeliveryQueue<Int>()
+    #expect(queue.submit(1) == 1)
+    queue.turn.store(DeliveryTurn.waiting)
+    #expect(queue.takeWaiting() == nil)
+    #expect(!queue.isDelivering)
+    #expect(queue.submit(2) == 2)
+  }
+
   enum Step: CaseIterable {
     case submit
     case next

@@ -172,7 +172,7 @@ struct AtomState<Value: Sendable>: Sendable {
 
   /// The next batch for the deliverer, once ``DeliveryTurn/finish()`` found batches waiting.
   @inlinable
-  mutating func nextBatch() -> Delivery<Value> {
+  mutating func nextBatch() -> Delivery<Value>? {
     delivery.takeWaiting()
   }
 

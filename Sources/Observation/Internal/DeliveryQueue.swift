@@ -29,7 +29,7 @@ struct DeliveryQueue<Batch> {
   /// has become the deliverer), or `nil` when it was queued for the thread that is delivering.
   @inlinable
   mutating func submit(_ batch: consuming Batch) -> Batch? {
-    submit(batch, seen: turn.load())
+    submit(consume batch, seen: turn.load())
   }
 
   /// ``submit(_:)``, given the turn it loaded. Tests pass a turn that the deliverer has left
@@ -41,7 +41,7 @@ struct DeliveryQueue<Batch> {
       || (current == DeliveryTurn.delivering
         && turn.exchange(expected: DeliveryTurn.delivering, with: DeliveryTurn.waiting))
     {
-      pending.append(batch)
+      pending.append(consume batch)
       return nil
     }
     // Nobody delivers: the turn was `idle` (only a thread holding the lock leaves `idle`, so
@@ -52,11 +52,13 @@ struct DeliveryQueue<Batch> {
   }
 
   /// Called by the deliverer, under the atom's lock, when ``DeliveryTurn/finish()`` found
-  /// batches waiting: returns the first one.
+  /// batches waiting: returns the first one. (Should none be there, it ends the turn and
+  /// returns `nil`, so that later batches are still delivered.)
   @inlinable
-  mutating func takeWaiting() -> Batch {
+  mutating func takeWaiting() -> Batch? {
     guard let batch = pending.popFirst() else {
-      fatalError("TinyObservation: a delivery found no batch where one was waiting")
+      turn.store(DeliveryTurn.idle)
+      return nil
     }
     if pending.isEmpty { turn.store(DeliveryTurn.delivering) }
     return batch
