@@ -41,6 +41,6 @@
 ///   reads the world the scope started with without a lock (after an assignment inside the
 ///   scope, behind the scope's lock).
 public var Current: World {
-  get { Scopes.shared.current }
-  set { Scopes.shared.current = newValue }
+  get { Scopes.withShared { $0.current } }
+  set { Scopes.withShared { $0.current = newValue } }
 }

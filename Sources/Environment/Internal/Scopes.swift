@@ -9,10 +9,10 @@
 /// holds a box, the task-local lookup would find none, and the global world is the answer.
 /// Only when some scope exists somewhere does a read pay for the task-local lookup.
 final class Scopes: Sendable {
-  static let shared = Scopes()
-
-  /// The innermost scope's box, in tasks and threads that run inside `withWorld`.
-  @TaskLocal static var box: Box?
+  /// The innermost scope's box, in tasks and threads that run inside `withWorld`. Kept in the
+  /// shared instance rather than in a static property, whose lazy initialization would be
+  /// checked on every read.
+  let innermost = TaskLocal<Box?>(wrappedValue: nil)
 
   /// What the lock guards.
   private struct State: Sendable {
@@ -39,13 +39,13 @@ final class Scopes: Sendable {
       if liveBoxes.isZero {
         return state.withLock { $0.global }  // the fast path: no scope exists anywhere
       }
-      if let box = Self.box {
+      if let box = innermost.get() {
         return box.world
       }
       return state.withLock { $0.global }
     }
     set {
-      if !liveBoxes.isZero, let box = Self.box {
+      if !liveBoxes.isZero, let box = innermost.get() {
         box.world = newValue
       } else {
         let replaced = state.withLock { state in
@@ -61,7 +61,7 @@ final class Scopes: Sendable {
   /// The world the modifying `withWorld` starts from: the innermost scope's, else the global
   /// one unless that is a live world, which stops the program.
   func worldToModify() -> World {
-    if !liveBoxes.isZero, let box = Self.box {
+    if !liveBoxes.isZero, let box = innermost.get() {
       return box.world
     }
     let global = state.withLock { $0.global }
@@ -87,7 +87,7 @@ final class Scopes: Sendable {
     // Runs once `withValue` has returned and unbound the box, also when `operation` throws.
     defer { checkIn(&box) }
     do {
-      return try Self.$box.withValue(box, operation: operation)
+      return try innermost.withValue(box, operation: operation)
     } catch {
       // `withValue` rethrows untyped; only `operation`'s error can arrive here.
       throw error as! Failure
@@ -104,7 +104,7 @@ final class Scopes: Sendable {
     var box = checkOut(world)
     defer { checkIn(&box) }
     do {
-      return try await Self.$box.withValue(box, operation: operation, isolation: isolation)
+      return try await innermost.withValue(box, operation: operation, isolation: isolation)
     } catch {
       throw error as! Failure
     }
@@ -213,3 +213,50 @@ extension Optional {
     return old
   }
 }
+
+#if canImport(Darwin)
+  extension Scopes {
+    /// The one instance. (Apple platforms check a lazily made global's initialization inline,
+    /// with one load.)
+    static let shared = Scopes()
+
+    /// Calls `body` with the one instance.
+    @inline(__always)
+    static func withShared<Result>(_ body: (Scopes) -> Result) -> Result {
+      body(shared)
+    }
+  }
+#else
+  import Synchronization
+
+  /// The address of the one ``Scopes``, 0 until its first use. A global `Atomic` is initialized
+  /// statically, so reading it is one load, where reading a lazily made global calls into the
+  /// runtime to check its initialization every time: on Linux, a sixth of a read of `Current`.
+  private let sharedAddress = Atomic<UInt>(0)
+
+  extension Scopes {
+    /// The one instance.
+    static var shared: Scopes {
+      withShared { $0 }
+    }
+
+    /// Calls `body` with the one instance, borrowed: the global holds it for the life of the
+    /// process, so no reference is counted.
+    @inline(__always)
+    static func withShared<Result>(_ body: (Scopes) -> Result) -> Result {
+      let address = sharedAddress.load(ordering: .acquiring)
+      guard let pointer = UnsafeRawPointer(bitPattern: address) else { return body(made) }
+      return Unmanaged<Scopes>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The instance, made at first use; its address is published for the reads that follow.
+    private static var made: Scopes {
+      let scopes = instance
+      sharedAddress.store(
+        UInt(bitPattern: Unmanaged.passUnretained(scopes).toOpaque()), ordering: .releasing)
+      return scopes
+    }
+
+    private static let instance = Scopes()
+  }
+#endif
