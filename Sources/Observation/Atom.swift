@@ -124,6 +124,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Complexity: O(1) plus `body`, plus a copy of the value when the body changes a
   ///   collection in place; delivering to *w* watchers is O(*w*).
   @inlinable
+  @inline(__always)
   @discardableResult
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
@@ -153,6 +154,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   ///
   /// - Parameter newValue: The new value.
   @inlinable
+  @inline(__always)
   public func set(_ newValue: Value) {
     update { $0 = newValue }
   }

@@ -28,6 +28,7 @@ struct DeliveryQueue<Batch> {
   /// Submits a batch, under the atom's lock. Returns it when the caller must deliver it now (it
   /// has become the deliverer), or `nil` when it was queued for the thread that is delivering.
   @inlinable
+  @inline(__always)
   mutating func submit(_ batch: consuming Batch) -> Batch? {
     submit(consume batch, seen: turn.load())
   }
@@ -36,6 +37,7 @@ struct DeliveryQueue<Batch> {
   /// since, to force the race between a submitter and a deliverer that finishes without the
   /// lock.
   @inlinable
+  @inline(__always)
   mutating func submit(_ batch: consuming Batch, seen current: UInt8) -> Batch? {
     if current == DeliveryTurn.waiting
       || (current == DeliveryTurn.delivering
