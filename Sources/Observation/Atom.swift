@@ -25,8 +25,8 @@
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
-  /// The key of the threads' delivery trampolines, kept here because reading it from its global
-  /// costs a quarter of a delivered set.
+  /// The key of the threads' delivery trampolines, kept here because reading it from its lazily
+  /// made global checks the global's initialization on every delivery (about 25 instructions).
   @usableFromInline let trampolineKey = Trampoline.key
   /// Whose turn it is to deliver: the state's, kept beside the lock so that a deliverer with no
   /// batch waiting ends its turn without taking the lock again.
