@@ -1,3 +1,7 @@
+#if !canImport(Darwin)
+  import Synchronization
+#endif
+
 /// The state machine behind serial delivery: a queue of pending batches, kept under the atom's
 /// lock, and a ``DeliveryTurn`` that says whether some thread is delivering.
 ///
@@ -75,10 +79,6 @@ struct DeliveryQueue<Batch> {
 }
 
 extension DeliveryQueue: Sendable where Batch: Sendable {}
-
-#if !canImport(Darwin)
-  import Synchronization
-#endif
 
 /// Whose turn it is to deliver an atom's changes: nobody's (``idle``), a thread's with no batch
 /// waiting (``delivering``), or a thread's with batches waiting (``waiting``).
