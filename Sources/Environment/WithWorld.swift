@@ -26,7 +26,7 @@ public func withWorld<Output, Failure: Error>(
   _ world: World,
   operation: () throws(Failure) -> Output
 ) throws(Failure) -> Output {
-  try Scopes.shared.run(world, operation)
+  try Scopes.withShared { (scopes) throws(Failure) in try scopes.run(world, operation) }
 }
 
 /// Runs `operation` with ``Current`` replaced by a changed copy of itself, and returns its
@@ -60,9 +60,9 @@ public func withWorld<Output, Failure: Error>(
   _ modify: (inout World) throws(Failure) -> Void,
   operation: () throws(Failure) -> Output
 ) throws(Failure) -> Output {
-  var world = Scopes.shared.worldToModify()
+  var world = Scopes.withShared { $0.worldToModify() }
   try modify(&world)
-  return try Scopes.shared.run(world, operation)
+  return try Scopes.withShared { (scopes) throws(Failure) in try scopes.run(world, operation) }
 }
 
 /// Runs the asynchronous `operation` with ``Current`` replaced by `world`, and returns its
@@ -123,7 +123,7 @@ public func withWorld<Output, Failure: Error>(
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws(Failure) -> Output
 ) async throws(Failure) -> Output {
-  var world = Scopes.shared.worldToModify()
+  var world = Scopes.withShared { $0.worldToModify() }
   try modify(&world)
   return try await Scopes.shared.run(world, isolation: isolation, operation)
 }

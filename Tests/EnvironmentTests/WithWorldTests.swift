@@ -66,6 +66,19 @@ import TinyTestSupport
     #expect(Current.preferredLanguages != [marker])
   }
 
+  @Test func aScopeAfterOneThatAssignedReadsItsOwnWorld() {
+    // Each scope after the first usually reuses the one that just ended (scopes are kept for
+    // reuse, last in, first out); the assignment must not outlive its scope.
+    for _ in 0..<10 {
+      let (world, marker) = markedWorld()
+      withWorld(world) {
+        #expect(currentMarker == marker)
+        Current.preferredLanguages = ["x-assigned"]
+        #expect(currentMarker == "x-assigned")
+      }
+    }
+  }
+
   @Test func timeTravel() {
     withWorld(.live) {
       let before = Date()

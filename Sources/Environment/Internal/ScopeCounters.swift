@@ -1,10 +1,12 @@
 // The two counters the scopes read on every access to `Current`: atomics where the platform
 // has them for every supported version (`Synchronization.Atomic` is there on Linux; on Apple
-// platforms it needs macOS 15 and iOS 18, above the package's floor), else `Locked`.
+// platforms it needs macOS 15 and iOS 18, above the package's floor), else `Locked`. Both are
+// noncopyable structs, stored inline in the object that holds them: a read is one load, with
+// no object of its own to reach first.
 
 #if canImport(Darwin)
   /// A count read on every access to `Current`.
-  final class Count: Sendable {
+  struct Count: ~Copyable, Sendable {
     private let value = Locked(0)
     var isZero: Bool { value.withLock { $0 == 0 } }
     func increment() { value.withLock { $0 += 1 } }
@@ -12,7 +14,7 @@
   }
 
   /// A flag that goes up once and is read on every access to a scope's world.
-  final class Flag: Sendable {
+  struct Flag: ~Copyable, Sendable {
     private let value = Locked(false)
     var isRaised: Bool { value.withLock { $0 } }
     func raise() { value.withLock { $0 = true } }
@@ -22,7 +24,7 @@
   import Synchronization
 
   /// A count read on every access to `Current`.
-  final class Count: Sendable {
+  struct Count: ~Copyable, Sendable {
     private let value = Atomic(0)
     var isZero: Bool { value.load(ordering: .acquiring) == 0 }
     func increment() { value.add(1, ordering: .acquiringAndReleasing) }
@@ -30,7 +32,7 @@
   }
 
   /// A flag that goes up once and is read on every access to a scope's world.
-  final class Flag: Sendable {
+  struct Flag: ~Copyable, Sendable {
     private let value = Atomic(false)
     var isRaised: Bool { value.load(ordering: .acquiring) }
     func raise() { value.store(true, ordering: .releasing) }

@@ -9,10 +9,14 @@
 /// holds a box, the task-local lookup would find none, and the global world is the answer.
 /// Only when some scope exists somewhere does a read pay for the task-local lookup.
 final class Scopes: Sendable {
-  /// The innermost scope's box, in tasks and threads that run inside `withWorld`. Kept in the
-  /// shared instance rather than in a static property, whose lazy initialization would be
-  /// checked on every read.
-  let innermost = TaskLocal<Box?>(wrappedValue: nil)
+  /// The innermost scope's box, in tasks and threads that run inside `withWorld`; `outside`
+  /// elsewhere. Kept in the shared instance rather than in a static property, whose lazy
+  /// initialization would be checked on every read. Not optional: the task local copies its
+  /// value through the value's type, and a class reference copies with one retain where an
+  /// optional one goes through the generic optional's copy (about 100 instructions per read).
+  let innermost: TaskLocal<Box>
+  /// The value of `innermost` outside every scope; never holds a world.
+  private let outside: Box
 
   /// What the lock guards.
   private struct State: Sendable {
@@ -31,6 +35,14 @@ final class Scopes: Sendable {
     var initial = State()
     initial.pool.reserveCapacity(Self.poolLimit)
     state = Locked(initial)
+    outside = Box()
+    innermost = TaskLocal(wrappedValue: outside)
+  }
+
+  /// The innermost scope's box, if the caller runs in a scope.
+  private var innermostBox: Box? {
+    let box = innermost.get()
+    return box === outside ? nil : box
   }
 
   /// The innermost scope's world, else the global one.
@@ -39,13 +51,13 @@ final class Scopes: Sendable {
       if liveBoxes.isZero {
         return state.withLock { $0.global }  // the fast path: no scope exists anywhere
       }
-      if let box = innermost.get() {
+      if let box = innermostBox {
         return box.world
       }
       return state.withLock { $0.global }
     }
     set {
-      if !liveBoxes.isZero, let box = innermost.get() {
+      if !liveBoxes.isZero, let box = innermostBox {
         box.world = newValue
       } else {
         let replaced = state.withLock { state in
@@ -61,7 +73,7 @@ final class Scopes: Sendable {
   /// The world the modifying `withWorld` starts from: the innermost scope's, else the global
   /// one unless that is a live world, which stops the program.
   func worldToModify() -> World {
-    if !liveBoxes.isZero, let box = innermost.get() {
+    if !liveBoxes.isZero, let box = innermostBox {
       return box.world
     }
     let global = state.withLock { $0.global }
@@ -183,11 +195,15 @@ extension Scopes {
     }
 
     /// Takes the worlds out, so a pooled box keeps nothing of the user's alive.
+    /// Called only while the caller holds the one reference to the box, so no assignment can
+    /// race with it; a box whose world was never replaced skips the lock.
     func empty() -> (initial: World?, replacement: World?) {
-      let replacement = state.withLock { state in
-        replaced.lower()
-        return state.replacement.take()
-      }
+      let replacement =
+        replaced.isRaised
+        ? state.withLock { state in
+          replaced.lower()
+          return state.replacement.take()
+        } : nil
       defer { initial = nil }
       return (initial, replacement)
     }
@@ -222,8 +238,10 @@ extension Optional {
 
     /// Calls `body` with the one instance.
     @inline(__always)
-    static func withShared<Result>(_ body: (Scopes) -> Result) -> Result {
-      body(shared)
+    static func withShared<Result, Failure: Error>(
+      _ body: (Scopes) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+      try body(shared)
     }
   }
 #else
@@ -244,10 +262,17 @@ extension Optional {
     /// Calls `body` with the one instance, borrowed: the global holds it for the life of the
     /// process, so no reference is counted.
     @inline(__always)
-    static func withShared<Result>(_ body: (Scopes) -> Result) -> Result {
+    static func withShared<Result, Failure: Error>(
+      _ body: (Scopes) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
       let address = sharedAddress.load(ordering: .acquiring)
-      guard let pointer = UnsafeRawPointer(bitPattern: address) else { return body(made) }
-      return Unmanaged<Scopes>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+      guard let pointer = UnsafeRawPointer(bitPattern: address) else { return try body(made) }
+      do {
+        return try Unmanaged<Scopes>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+      } catch {
+        // `_withUnsafeGuaranteedRef` rethrows untyped; only `body`'s error can arrive here.
+        throw error as! Failure
+      }
     }
 
     /// The instance, made at first use; its address is published for the reads that follow.
