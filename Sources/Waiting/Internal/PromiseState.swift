@@ -83,6 +83,9 @@ struct PromiseState<Callback> {
   @usableFromInline var isDelivering = false
   /// The identifier the next registration gets.
   @usableFromInline var nextID: UInt64 = 0
+  /// The task running the operation of `Promise.init(operation:)` that resolves the promise
+  /// (a number that tells it from every other live task), once that operation has started.
+  @usableFromInline var resolvingTask: Int?
 
   /// A state in `phase`: pending by default. A resolved state needs its resolution's stamp.
   @inlinable
