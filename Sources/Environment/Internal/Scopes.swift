@@ -47,7 +47,7 @@ final class Scopes: Sendable {
 
   /// The innermost scope's world, else the global one.
   var current: World {
-    get {
+    @inline(__always) get {
       if liveBoxes.isZero {
         return state.withLock { $0.global }  // the fast path: no scope exists anywhere
       }
