@@ -111,7 +111,8 @@ extension Promise {
   @inlinable
   func suspendUntilResolved(_ wait: (id: UInt64, resolvingTask: Int?)) async throws -> Value {
     let id = wait.id
-    if let task = wait.resolvingTask, isCurrentTask(task) { throw PromiseCycleError() }
+    // Awaiting from the task that runs the promise's own operation would wait for itself.
+    if let task = wait.resolvingTask, currentTaskNumber() == task { throw PromiseCycleError() }
     // Whoever takes the registered wait back out of the state (the resolution or the
     // cancellation) resumes it.
     return try await withTaskCancellationHandler {
@@ -144,18 +145,9 @@ extension Promise {
   }
 }
 
-extension Promise {
-  /// Whether the current task is `task` (see `currentTaskNumber()`): the task that runs the
-  /// operation of ``init(operation:)`` resolving this promise, which awaiting the promise
-  /// would make wait for itself.
-  @usableFromInline
-  func isCurrentTask(_ task: Int) -> Bool {
-    currentTaskNumber() == task
-  }
-}
-
 /// The current task's hash, which tells it from every other task alive now (it hashes the
 /// task's address); `nil` outside a task.
-private func currentTaskNumber() -> Int? {
+@usableFromInline
+func currentTaskNumber() -> Int? {
   withUnsafeCurrentTask { $0?.hashValue }
 }

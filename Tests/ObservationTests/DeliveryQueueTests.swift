@@ -104,3 +104,12 @@ import TinyTestSupport
     }
   }
 }
+
+extension DeliveryQueue {
+  /// The deliverer's two steps after each batch, in one call, as an atom takes them:
+  /// ``DeliveryTurn/finish()``, then ``takeWaiting()``. Returns the next batch to deliver, or
+  /// `nil`, and then the caller is no longer the deliverer.
+  mutating func next() -> Batch? {
+    turn.finish() ? nil : takeWaiting()
+  }
+}

@@ -195,16 +195,16 @@ extension Scopes {
     }
 
     /// Takes the worlds out, so a pooled box keeps nothing of the user's alive.
+    ///
     /// Called only while the caller holds the one reference to the box, so no assignment can
     /// race with it; a box whose world was never replaced skips the lock.
     func empty() -> (initial: World?, replacement: World?) {
-      let replacement =
-        replaced.isRaised
-        ? state.withLock { state in
-          replaced.lower()
-          return state.replacement.take()
-        } : nil
       defer { initial = nil }
+      guard replaced.isRaised else { return (initial, nil) }
+      let replacement = state.withLock { state in
+        replaced.lower()
+        return state.replacement.take()
+      }
       return (initial, replacement)
     }
 

@@ -69,13 +69,6 @@ struct DeliveryQueue<Batch> {
     if pending.isEmpty { turn.store(DeliveryTurn.delivering) }
     return batch
   }
-
-  /// Called by the deliverer after each batch: returns the next batch to deliver, or `nil`,
-  /// and then the caller is no longer the deliverer. The two steps an atom takes, in one call:
-  /// ``DeliveryTurn/finish()``, then ``takeWaiting()``.
-  mutating func next() -> Batch? {
-    turn.finish() ? nil : takeWaiting()
-  }
 }
 
 extension DeliveryQueue: Sendable where Batch: Sendable {}
@@ -97,8 +90,8 @@ final class DeliveryTurn: Sendable {
   @inlinable static var waiting: UInt8 { 2 }
 
   #if canImport(Darwin)
-    // `Atomic` needs macOS 15: the turn takes a lock of its own there, as the second lock of a
-    // delivery did before the turn existed.
+    // `Atomic` needs macOS 15: the turn takes a lock of its own there, a leaf lock that guards
+    // this one byte.
     @usableFromInline let state = Locked(DeliveryTurn.idle)
   #else
     @usableFromInline let state = Atomic<UInt8>(DeliveryTurn.idle)
