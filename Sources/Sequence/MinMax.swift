@@ -62,33 +62,27 @@ extension Sequence {
     of key: (Element) throws(Failure) -> Key,
     by beats: (Key, Key) -> Bool
   ) throws(Failure) -> Element? {
+    let contiguous: Element??
+    do {
+      contiguous = try withContiguousStorageIfAvailable { buffer in
+        try buffer.extremeIndex(of: key, by: beats).map { buffer[$0] }
+      }
+    } catch {
+      // `withContiguousStorageIfAvailable` rethrows untyped; only `key`'s error arrives here.
+      throw error as! Failure
+    }
+    if let contiguous { return contiguous }
+
     var iterator = makeIterator()
     guard var best = iterator.next() else { return nil }
     var bestKey = try key(best)
-    // A self-unequal key (NaN) compares false both ways, so it would never be replaced.
-    // Skip past it to the first ordinary key; once `bestKey` is ordinary, `beats` never
-    // prefers a NaN, so the main loop needs no extra check.
+    // Skip leading self-unequal keys (NaN), as `extremeIndex(of:by:)` does.
     while bestKey != bestKey, let element = iterator.next() {
       let elementKey = try key(element)
       if elementKey == elementKey {
         best = element
         bestKey = elementKey
       }
-    }
-    if Key.self is any FloatingPoint.Type {
-      // Measured: for floating-point keys the compiler otherwise keeps `bestKey` in a `maxsd`
-      // chain (4 cycles per element); a branch hinted as rare — a new extreme appears about
-      // ln n times in unordered input — runs at the speed of a hand-written loop. For integer
-      // keys the same hint measured slower, so they keep the plain loop below. The type test
-      // is decided at compile time once the function is specialized.
-      while let element = iterator.next() {
-        let elementKey = try key(element)
-        if _slowPath(beats(elementKey, bestKey)) {
-          best = element
-          bestKey = elementKey
-        }
-      }
-      return best
     }
     while let element = iterator.next() {
       let elementKey = try key(element)

@@ -36,7 +36,6 @@ import TinyTestSupport
   }
 
   @Test func agreesWithTheStandardLibraryForIntegerKeys() {
-    // Integer keys take the other loop of the implementation than floating-point keys.
     var generator = SeededGenerator(seed: 11)
     for length in 0..<200 {
       let pairs = (0..<length).map { (id: $0, key: Int.random(in: 0..<6, using: &generator)) }
@@ -128,5 +127,86 @@ import TinyTestSupport
     #expect(input.max(of: \.count) == "abc")
     #expect(input.readCount == 3)
     #expect((1...9).lazy.map { $0 * 7 % 10 }.max(of: { $0 }) == 9)
+  }
+
+  // Arrays are searched in their contiguous storage, where the search switches between a scan
+  // for the next new best and stretches of in-place replacement when new bests come close
+  // together; other sequences take one loop. The tables below cross those switches.
+
+  /// Key patterns, by position and a generator: each reaches the search's switches differently.
+  static let patterns: [(name: String, key: @Sendable (Int, inout SeededGenerator) -> Double)] = [
+    ("few values, many ties", { _, g in Double(Int.random(in: 0..<6, using: &g)) }),
+    ("ascending", { i, _ in Double(i) }),
+    ("ascending in tied pairs", { i, _ in Double(i / 2) }),
+    ("descending", { i, _ in Double(-i) }),
+    ("noisy upward", { i, g in Double(i + Int.random(in: 0..<4, using: &g)) }),
+    ("noisy downward", { i, g in Double(-i - Int.random(in: 0..<4, using: &g)) }),
+    ("sawtooth", { i, _ in Double(i % 300) }),
+    ("a new best every 17", { i, g in Double(i / 17 * 10 + Int.random(in: 0..<5, using: &g)) }),
+    ("crowded, then flat", { i, _ in Double(min(i, 700)) }),
+    ("upward with NaNs", { i, g in Int.random(in: 0..<8, using: &g) == 0 ? .nan : Double(i) }),
+    ("leading NaNs, then upward", { i, _ in i < 20 ? .nan : Double(i) }),
+  ]
+  static let lengths = [0, 1, 2, 9, 17, 100, 1_032, 1_033, 1_034, 1_100, 2_100, 3_000]
+
+  /// The position `max(of:)` (or `min(of:)`) must return, stated without a running best: the
+  /// first position holding the largest (smallest) key that is not NaN; 0 when every key is
+  /// NaN; nil when there are none.
+  static func expected(_ keys: [Double], largest: Bool) -> Int? {
+    guard !keys.isEmpty else { return nil }
+    let ordinary = keys.filter { !$0.isNaN }
+    guard let extreme = largest ? ordinary.max() : ordinary.min() else { return 0 }
+    return keys.firstIndex(of: extreme)
+  }
+
+  @Test(arguments: patterns.indices)
+  func arraysSlicesAndSinglePassSequencesMatchTheModel(pattern: Int) {
+    let (name, makeKey) = Self.patterns[pattern]
+    var generator = SeededGenerator(seed: UInt64(pattern))
+    for length in Self.lengths {
+      let keys = (0..<length).map { makeKey($0, &generator) }
+      let items = tagged(keys)
+      let context = Comment(rawValue: "\(name), \(length) elements")
+      for largest in [true, false] {
+        let want = Self.expected(keys, largest: largest)
+        let calls = CallCounter()
+        let key = calls.count { (item: Tagged) in item.key }
+        let fromArray = largest ? items.max(of: key) : items.min(of: key)
+        #expect(fromArray?.id == want, context)
+        #expect(calls.count == length, context)
+        let onePass = SinglePass(items)
+        #expect((largest ? onePass.max(of: \.key) : onePass.min(of: \.key))?.id == want, context)
+        // A slice's storage starts inside the array's.
+        let dropped = min(length, 7)
+        let slice = items[dropped...]
+        let sliceWant = Self.expected(Array(keys[dropped...]), largest: largest).map { $0 + dropped }
+        #expect((largest ? slice.max(of: \.key) : slice.min(of: \.key))?.id == sliceWant, context)
+      }
+      // The same search over integer keys, where ties and order are the same.
+      if !keys.contains(where: \.isNaN) {
+        let pairs = keys.enumerated().map { (id: $0.offset, key: Int($0.element)) }
+        #expect(pairs.max(of: \.key)?.id == Self.expected(keys, largest: true), context)
+        #expect(pairs.min(of: \.key)?.id == Self.expected(keys, largest: false), context)
+      }
+    }
+  }
+
+  @Test(arguments: [0, 5, 9, 500, 1_032, 1_033, 1_040, 2_999])
+  func anErrorInsideACrowdedStretchStopsTheSearchThere(failing position: Int) {
+    // Ascending keys make every element a new best, so the search spends most of the array in
+    // stretches of in-place replacement.
+    let values = Array(0..<3_000)
+    var calls = 0
+    do throws(Boom) {
+      _ = try values.max { (value: Int) throws(Boom) -> Int in
+        calls += 1
+        if value == position { throw Boom(at: value) }
+        return value
+      }
+      Issue.record("expected a throw")
+    } catch {
+      #expect(error == Boom(at: position))
+    }
+    #expect(calls == position + 1)
   }
 }
