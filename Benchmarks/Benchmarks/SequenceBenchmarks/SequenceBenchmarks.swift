@@ -55,6 +55,11 @@ let scored = (0..<count).map { Scored(id: $0, score: Double.random(in: -1...1)) 
 let orders = (0..<count).map { _ in
   Order(total: Int.random(in: 0...500), items: Int.random(in: 1...9))
 }
+/// Orders whose totals trend upward with noise: a new largest total every few elements, at
+/// irregular steps, so a loop that branches on "new maximum" mispredicts often.
+let risingOrders = (0..<count).map {
+  Order(total: $0 + Int.random(in: 0..<4), items: Int.random(in: 1...9))
+}
 /// A sequence that is not a collection: no random access, no contiguous storage, an
 /// underestimated count of 0, the way a single-pass sequence reaches the helpers.
 struct OnePass: Sequence {
@@ -231,6 +236,21 @@ let benchmarks: @Sendable () -> Void = {
     },
     Variant("swift-algorithms max(count: 1, sortedBy:)") {
       blackHole(orders.max(count: 1, sortedBy: { $0.total < $1.total }).first?.items)
+    }
+  )
+
+  compare(
+    "max(of:), totals trending upward with noise",
+    baseline: Variant("hand loop") {
+      var best = risingOrders[0]
+      for order in risingOrders.dropFirst() where best.total < order.total {
+        best = order
+      }
+      blackHole(best.items)
+    },
+    Variant("TinySequence") { blackHole(risingOrders.max(of: \.total)?.items) },
+    Variant("stdlib max(by:)") {
+      blackHole(risingOrders.max(by: { $0.total < $1.total })?.items)
     }
   )
 
