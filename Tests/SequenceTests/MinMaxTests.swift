@@ -179,7 +179,9 @@ import TinyTestSupport
         // A slice's storage starts inside the array's.
         let dropped = min(length, 7)
         let slice = items[dropped...]
-        let sliceWant = Self.expected(Array(keys[dropped...]), largest: largest).map { $0 + dropped }
+        let sliceWant = Self.expected(Array(keys[dropped...]), largest: largest).map {
+          $0 + dropped
+        }
         #expect((largest ? slice.max(of: \.key) : slice.min(of: \.key))?.id == sliceWant, context)
       }
       // The same search over integer keys, where ties and order are the same.
