@@ -60,6 +60,26 @@ let orders = (0..<count).map { _ in
 let risingOrders = (0..<count).map {
   Order(total: $0 + Int.random(in: 0..<4), items: Int.random(in: 1...9))
 }
+/// The variants every `max(of:)` group over `Order`s runs: the hand loop (the baseline),
+/// TinySequence and the standard library's `max(by:)`, each returning the largest total's items.
+/// `orders` is read when a variant runs, so a process builds only the data it measures.
+func maxOfVariants(_ orders: @escaping @autoclosure () -> [Order]) -> (
+  handLoop: Variant, tinySequence: Variant, standardLibrary: Variant
+) {
+  (
+    Variant("hand loop") {
+      let orders = orders()
+      var best = orders[0]
+      for order in orders.dropFirst() where best.total < order.total {
+        best = order
+      }
+      blackHole(best.items)
+    },
+    Variant("TinySequence") { blackHole(orders().max(of: \.total)?.items) },
+    Variant("stdlib max(by:)") { blackHole(orders().max(by: { $0.total < $1.total })?.items) }
+  )
+}
+
 /// A sequence that is not a collection: no random access, no contiguous storage, an
 /// underestimated count of 0, the way a single-pass sequence reaches the helpers.
 struct OnePass: Sequence {
@@ -219,17 +239,12 @@ let benchmarks: @Sendable () -> Void = {
     Variant("stdlib map(\\.total).reduce(0, +)") { blackHole(orders.map(\.total).reduce(0, +)) }
   )
 
+  let unordered = maxOfVariants(orders)
   compare(
     "max(of:)",
-    baseline: Variant("hand loop") {
-      var best = orders[0]
-      for order in orders.dropFirst() where best.total < order.total {
-        best = order
-      }
-      blackHole(best.items)
-    },
-    Variant("TinySequence") { blackHole(orders.max(of: \.total)?.items) },
-    Variant("stdlib max(by:)") { blackHole(orders.max(by: { $0.total < $1.total })?.items) },
+    baseline: unordered.handLoop,
+    unordered.tinySequence,
+    unordered.standardLibrary,
     Variant("stdlib map(key).enumerated().max") {
       let index = orders.map(\.total).enumerated().max(by: { $0.element < $1.element })?.offset
       blackHole(index.map { orders[$0].items })
@@ -239,19 +254,12 @@ let benchmarks: @Sendable () -> Void = {
     }
   )
 
+  let rising = maxOfVariants(risingOrders)
   compare(
     "max(of:), totals trending upward with noise",
-    baseline: Variant("hand loop") {
-      var best = risingOrders[0]
-      for order in risingOrders.dropFirst() where best.total < order.total {
-        best = order
-      }
-      blackHole(best.items)
-    },
-    Variant("TinySequence") { blackHole(risingOrders.max(of: \.total)?.items) },
-    Variant("stdlib max(by:)") {
-      blackHole(risingOrders.max(by: { $0.total < $1.total })?.items)
-    }
+    baseline: rising.handLoop,
+    rising.tinySequence,
+    rising.standardLibrary
   )
 
   compare(
