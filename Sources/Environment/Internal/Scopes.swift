@@ -39,25 +39,26 @@ final class Scopes: Sendable {
     innermost = TaskLocal(wrappedValue: outside)
   }
 
-  /// The innermost scope's box, if the caller runs in a scope.
+  /// The innermost scope's box, if the caller runs in a scope. With no scope anywhere (the
+  /// fast path, see the type's comment), `nil` without the task-local lookup.
   private var innermostBox: Box? {
-    let box = innermost.get()
-    return box === outside ? nil : box
+    @inline(__always) get {
+      if liveBoxes.isZero { return nil }
+      let box = innermost.get()
+      return box === outside ? nil : box
+    }
   }
 
   /// The innermost scope's world, else the global one.
   var current: World {
     @inline(__always) get {
-      if liveBoxes.isZero {
-        return state.withLock { $0.global }  // the fast path: no scope exists anywhere
-      }
       if let box = innermostBox {
         return box.world
       }
       return state.withLock { $0.global }
     }
     set {
-      if !liveBoxes.isZero, let box = innermostBox {
+      if let box = innermostBox {
         box.world = newValue
       } else {
         let replaced = state.withLock { state in
@@ -73,7 +74,7 @@ final class Scopes: Sendable {
   /// The world the modifying `withWorld` starts from: the innermost scope's, else the global
   /// one unless that is a live world, which stops the program.
   func worldToModify() -> World {
-    if !liveBoxes.isZero, let box = innermostBox {
+    if let box = innermostBox {
       return box.world
     }
     let global = state.withLock { $0.global }
