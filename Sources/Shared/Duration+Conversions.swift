@@ -6,6 +6,10 @@ extension Duration {
   /// The duration in whole nanoseconds, rounded toward zero and clamped to `Int`'s range
   /// (about ±292 years).
   var clampedNanoseconds: Int {
+    // Clamped before `components` is read: it traps when the whole seconds do not fit in
+    // `Int64`, and a `Duration` reaches about 1.7e20 seconds.
+    if self >= .nanoseconds(Int.max) { return .max }
+    if self <= .nanoseconds(Int.min) { return .min }
     let (seconds, attoseconds) = components
     let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
     if overflow { return seconds < 0 ? .min : .max }
@@ -20,8 +24,9 @@ extension Duration {
     Swift.max(1, clampedNanoseconds)
   }
 
-  /// The duration in seconds.
+  /// The duration in seconds, for every duration (reading `components` would trap beyond
+  /// `Int64.max` seconds).
   var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    self / .seconds(1)
   }
 }

@@ -137,6 +137,15 @@ import TinyTestSupport
     #expect(weakLimiter == nil)
   }
 
+  @Test func withTheRealLauncherAnIntervalPastInt64SecondsRunsTheFirstActionAtOnce() {
+    let limiter = RateLimiter(interval: .seconds(1e20))
+    let log = Recorder<String>()
+    limiter.execute { log.record("first") }
+    limiter.execute { log.record("kept") }
+    #expect(log.all == ["first"])
+    limiter.cancel()
+  }
+
   @Test func withTheRealLauncherTheLatestActionRunsAtTheNextTick() async {
     // Ticks run on `queue`, held until the three executes are made, so however slowly this
     // thread runs, no tick can come between them.
