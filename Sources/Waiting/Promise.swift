@@ -94,6 +94,10 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   promises made from this one resolve later on this thread, after that callback has
   ///   returned and before the outermost resolution on this thread returns. (Promises made
   ///   from promises that are resolved already are resolved when they are made.)
+  /// - Called from a `deinit` that a promise dropped while pending sets off as it releases its
+  ///   callbacks, it behaves as inside a callback: the promises made from this one resolve
+  ///   after that `deinit` returns, before the release of the dropped promise does. So do not
+  ///   wait there for them to resolve.
   ///
   /// ```swift
   /// let promise = Promise<Int>()

@@ -327,6 +327,30 @@ import TinyTestSupport
     #expect(used.all == ["resolve other: true", "late on other: 1"])
   }
 
+  @Test func aChainResolvedFromADeinitThatADroppedPromiseSetsOffResolvesWhenTheDeinitReturns() {
+    // Freeing the dropped promise's callbacks runs on this thread's queue of chained work, like
+    // a callback: the resolution's own callbacks run at once, the promises made from it right
+    // after the `deinit` returns, before the drop does.
+    let source = Promise<Int>()
+    let doubled = source.map { $0 * 2 }
+    let used = Recorder<String>()
+    do {
+      let dropped = Promise<Void>()
+      let reentrant = OnDeinit {
+        source.whenResolved { used.record("own callback: \($0.value!)") }
+        used.record("fulfill: \(source.fulfill(21))")
+        used.record("doubled in the deinit: \(doubled.result?.value ?? -1)")
+      }
+      dropped.whenResolved { _ in _ = reentrant }
+    }
+    used.record("doubled after the drop: \(doubled.result?.value ?? -1)")
+    #expect(
+      used.all == [
+        "own callback: 21", "fulfill: true", "doubled in the deinit: -1",
+        "doubled after the drop: 42",
+      ])
+  }
+
   @Test func aValueDroppedWithItsPromiseMayUseOtherPromises() {
     let other = Promise<Int>()
     do {
