@@ -24,7 +24,8 @@ import Dispatch
 /// is released, so code that runs there (a `deinit` included) may use the same promise in
 /// every way. Chains of any length (``map(_:)``, ``then(_:)``, ``recover(_:)``, ``all(_:)``,
 /// ``race(_:)``) resolve, and are freed when dropped unresolved, one step after another: a
-/// chain of a million steps needs no more stack than one.
+/// chain of a million steps needs no more stack than one. So are promises that hold each other
+/// through their values or errors.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
   // Safe: the state is only reached with its lock held, and the value slot is written once,
   // with the lock held, before the state says fulfilled (see `PromiseStorage`).

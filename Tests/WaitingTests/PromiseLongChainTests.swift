@@ -42,6 +42,38 @@ import TinyWaiting
     #expect(outcome.0)  // freed with the source
     #expect(!outcome.1)  // and never resolves
   }
+
+  @Test(arguments: ["value", "error"])
+  func aChainOfPromisesHeldThroughTheirResolutionsIsFreedOnASmallStack(held: String) async {
+    // Each promise's value (or error) holds the one before it: releasing the last promise used
+    // to free the value inside the promise's `deinit`, and that value's promise inside it, and
+    // so on; a thousand links overflowed a 512 KB stack.
+    let length = stressVolume(full: 1_000_000, quick: 20_000)
+    let freed = await onSmallStack {
+      weak var first: Promise<Link>?
+      do {
+        var last = Promise(value: Link(nil))
+        first = last
+        for _ in 0..<length {
+          last = held == "value" ? Promise(value: Link(last)) : Promise(error: LinkError(last))
+        }
+      }
+      return first == nil
+    }
+    #expect(freed)
+  }
+}
+
+/// A value that holds the promise before it in a chain.
+final class Link: Sendable {
+  let previous: Promise<Link>?
+  init(_ previous: Promise<Link>?) { self.previous = previous }
+}
+
+/// An error that holds the promise before it in a chain.
+struct LinkError: Error {
+  let previous: Promise<Link>
+  init(_ previous: Promise<Link>) { self.previous = previous }
 }
 
 /// One kind of step in a long chain of promises.

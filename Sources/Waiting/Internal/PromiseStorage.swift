@@ -52,17 +52,28 @@ struct PromiseStorage: ~Copyable {
   /// promise's `Value`.
   func free<Value>(of _: Value.Type) {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
-    // and one still delivering them is held alive by the thread that delivers.
-    let (isFulfilled, released) = state.withLock { state -> (Bool, CallbackList<PromiseCallback>) in
-      if state.isResolved { return (state.isFulfilled, CallbackList()) }
-      return (false, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
+    // and one still delivering them is held alive by the thread that delivers. A rejected
+    // promise's error is taken out of the state, to be released below.
+    let (isFulfilled, error, released) = state.withLock {
+      state -> (Bool, (any Error)?, CallbackList<PromiseCallback>) in
+      switch state.phase {
+      case .fulfilled:
+        return (true, nil, CallbackList())
+      case .rejected(let error):
+        state.phase = .pending
+        return (false, error, CallbackList())
+      case .pending:
+        return (false, nil, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
+      }
     }
-    if isFulfilled { slot(of: Value.self).deinitialize(count: 1) }
+    // The callbacks of a pending promise, like a promise's value or error, may hold the next
+    // promise of a chain, which holds the next, and so on: released through the trampoline,
+    // the chain is freed one link after another instead of one `deinit` inside the next.
+    // (Moved or consumed, so that no copy outlives the call: the last reference must go
+    // inside it.)
+    if isFulfilled { Trampoline.release(slot(of: Value.self).move()) }
     slot.deallocate()
-    // The callbacks of a pending promise may hold the next promise of a chain, whose own
-    // callbacks hold the next, and so on: released through the trampoline, the chain is freed
-    // one link after another instead of one `deinit` inside the next. (Consumed, so that no
-    // copy of the array outlives the call: the last reference must go inside it.)
+    if error != nil { Trampoline.release(consume error) }
     if !released.isEmpty { Trampoline.release(consume released) }
   }
 
