@@ -66,8 +66,11 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
 
   deinit {
     // The timer is active (never suspended), so cancelling and releasing it is safe. The task
-    // is released with the state, after this, with no lock held.
-    state.withLock { $0.timer.take() }?.source.cancel()
+    // may hold another launcher, whose task holds another, and so on: released through the
+    // trampoline, with no lock held, such a chain is freed one launcher after another.
+    let (timer, task) = state.withLock { ($0.timer.take(), $0.task.take()) }
+    timer?.source.cancel()
+    Trampoline.release(consume task)
   }
 
   /// Sets the interval and replaces the task; while active, a new interval restarts the grid

@@ -41,6 +41,13 @@ public final class FakePeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// ```
   public init() {}
 
+  deinit {
+    // The task may hold another launcher, whose task holds another, and so on: released
+    // through the trampoline, with no lock held, such a chain is freed one launcher after
+    // another.
+    Trampoline.release(state.withLock { $0.task.take() })
+  }
+
   /// Records the interval and replaces the task.
   ///
   /// An interval that is not positive stops the program with a message naming it, as

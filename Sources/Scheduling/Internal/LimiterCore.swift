@@ -118,9 +118,14 @@ where Machine.Action == Work {
         return state.commands.removeFirst()
       }
     }
-    // Released here, after the launcher calls and with no lock held.
-    next.dropped = nil
-    next.droppedWaiting = []
+    // Released here, after the launcher calls and with no lock held, through the trampoline:
+    // a dropped action may hold another limiter, whose own dropped action holds another, and
+    // so on (a chain freed as each limiter goes away cancels its actions), one after another.
+    if next.dropped != nil || !next.droppedWaiting.isEmpty {
+      let waiting = next.droppedWaiting
+      next.droppedWaiting = []
+      Trampoline.release((next.dropped.take(), consume waiting))
+    }
     guard let first = next.run.take() else { return }
     first.run()
     while let following = state.withLock({ $0.machine.finish() }) {
