@@ -209,8 +209,12 @@ extension World {
     case mock
   }
 
-  /// The fields of a world, immutable and shared between copies.
-  final class Fields: Sendable {
+  /// The fields of a world, immutable and shared between copies: one reference to the object
+  /// that holds them.
+  struct Fields: @unchecked Sendable {
+    // @unchecked: the values are written once, before the object is shared, and then only read
+    // until the object goes away (`ManagedBuffer`, which holds them, is never `Sendable`).
+
     /// The fields themselves.
     struct Values: Sendable {
       var date: @Sendable () -> Date
@@ -228,10 +232,27 @@ extension World {
       var keyDefaults: KeyDefaults
     }
 
-    let values: Values
+    /// The values in one allocation, after the object's header, where its `deinit` can move
+    /// them out (a stored property is destroyed only after `deinit`).
+    final class Storage: ManagedBuffer<Void, Values> {
+      deinit {
+        // A closure field may hold another world, whose fields hold another, and so on (a date
+        // that wraps the previous world's date): released through the trampoline, such a chain
+        // is freed one world after another, not one inside the other.
+        Trampoline.release(withUnsafeMutablePointerToElements { $0.move() })
+      }
+    }
+
+    private let buffer: Storage
 
     init(_ values: Values) {
-      self.values = values
+      buffer = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
+      buffer.withUnsafeMutablePointerToElements { $0.initialize(to: values) }
+    }
+
+    /// The fields, read in place.
+    var values: Values {
+      _read { yield buffer.withUnsafeMutablePointerToElements { $0 }.pointee }
     }
 
     var date: @Sendable () -> Date { values.date }

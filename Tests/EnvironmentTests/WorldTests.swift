@@ -128,4 +128,31 @@ import TinyTestSupport
       #expect(Current.uuid().uuidString == "01000000-0000-0000-0000-000000000000")
     }
   }
+
+  @Test func aChainOfWorldsHeldThroughTheirClosuresIsFreedOnASmallStack() {
+    // Each world's date holds the world before it. Releasing the last world used to free the
+    // one before it inside it, and so on: 10,000 worlds overflowed a 512 KB stack.
+    let length = stressVolume(full: 1_000_000, quick: 20_000)
+    let freed = Recorder<Bool>()
+    onSmallStack {
+      weak var first: Marker?
+      do {
+        let marker = Marker()
+        first = marker
+        var world = World.mock
+        world.date = {
+          _ = marker; return .distantPast
+        }
+        for _ in 1..<length {
+          let previous = world
+          world.date = { previous.date() }
+        }
+      }
+      freed.record(first == nil)
+    }.wait()
+    #expect(freed.all == [true])
+  }
 }
+
+/// An object whose release a test watches.
+private final class Marker: Sendable {}
