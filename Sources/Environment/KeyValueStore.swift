@@ -112,8 +112,9 @@ public struct KeyValueStore: Sendable {
   /// (see ``userDefaults(suiteName:)``).
   ///
   /// Two values are refused, in both stores: arrays and dictionaries nested more than 256
-  /// levels deep, and, inside an array or a dictionary, a type that is not a property-list
-  /// value (possible only by conforming your own type to ``PropertyListValue``). Both are
+  /// levels deep, and a type that is not one of the property-list types, on its own or inside
+  /// an array or a dictionary (possible only by conforming another type, such as `Float` or
+  /// `Int32`, to ``PropertyListValue``: it would not read back with its type). Both are
   /// programmer errors: the program stops with a message naming the key and the problem.
   ///
   /// ```swift
@@ -127,11 +128,15 @@ public struct KeyValueStore: Sendable {
   public func set(_ value: some PropertyListValue, forKey key: String) {
     let normalized: any Sendable
     do {
-      normalized = try PropertyList.normalized(value)
+      normalized = try PropertyList.normalized(value, readingNumbers: false)
     } catch .tooDeep {
       fatalError(
         "KeyValueStore.set(_:forKey:): the value nests arrays and dictionaries more than "
           + "\(PropertyList.nestingLimit) levels deep (key \(String(reflecting: key)))")
+    } catch .notAPropertyList(let found) where found != String(describing: type(of: value)) {
+      fatalError(
+        "KeyValueStore.set(_:forKey:): \(found), inside a \(type(of: value)), is not a "
+          + "property-list value (key \(String(reflecting: key)))")
     } catch {
       fatalError(
         "KeyValueStore.set(_:forKey:): \(type(of: value)) is not a property-list value "

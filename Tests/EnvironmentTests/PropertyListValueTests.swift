@@ -7,6 +7,11 @@ import TinyTestSupport
 /// do: stores must stop with a message rather than write something unreadable.
 private struct NotAPropertyList: PropertyListValue {}
 
+// Numbers of other types, conformed by hand: they would read back as `Double` or `Int`.
+extension Float: PropertyListValue {}
+extension Int32: PropertyListValue {}
+extension UInt8: PropertyListValue {}
+
 @Suite(.timeLimit(suiteTimeLimit)) struct PropertyListValueTests {
   @Test func theConformingTypesAreThePropertyListTypes() {
     func accepts<Value: PropertyListValue>(_: Value.Type) -> Bool { true }
@@ -27,6 +32,28 @@ private struct NotAPropertyList: PropertyListValue {}
       KeyValueStore.userDefaults(suiteName: suite).set(NotAPropertyList(), forKey: "bad")
     }
   }
+
+  @Test func storingANumberOfAnotherTypeStopsTheProgramNamingIt() async {
+    let float = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      KeyValueStore.inMemory().set(Float(1.5), forKey: "f")
+    }
+    let floatMessage = String(decoding: float?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(
+      floatMessage.contains(
+        #"KeyValueStore.set(_:forKey:): Float is not a property-list value (key "f")"#))
+    await #expect(processExitsWith: .failure) {
+      KeyValueStore.inMemory().set(Int32(7), forKey: "i")
+    }
+    let nested = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      KeyValueStore.inMemory().set(["bytes": [UInt8(1)]], forKey: "d")
+    }
+    let nestedMessage = String(decoding: nested?.standardErrorContent ?? [], as: UTF8.self)
+    let expected =
+      "KeyValueStore.set(_:forKey:): UInt8, inside a Dictionary<String, Array<UInt8>>, is not "
+      + #"a property-list value (key "d")"#
+    #expect(nestedMessage.contains(expected))
+  }
+
 }
 
 /// How numbers from a property-list API are told apart: Apple platforms' `UserDefaults` hands

@@ -27,10 +27,16 @@ enum PropertyList {
   ///
   /// - Parameters:
   ///   - object: A value to store, or one read from a property list.
+  ///   - readingNumbers: Whether numbers of other types (`NSNumber`s, and what bridges to one)
+  ///     are read as `Bool`, `Int` or `Double`: yes for what a property-list API hands back, no
+  ///     for a caller's value, where a `Float` or an `Int32` (conformed by hand) would not read
+  ///     back with its type.
   ///   - depth: How many arrays and dictionaries enclose `object`.
   /// - Returns: The plain Swift value.
   /// - Throws: Why `object` is not a value a store can hold.
-  static func normalized(_ object: Any, depth: Int = 0) throws(Problem) -> any Sendable {
+  static func normalized(
+    _ object: Any, readingNumbers: Bool = true, depth: Int = 0
+  ) throws(Problem) -> any Sendable {
     // The values a store writes, by their exact type: an `NSNumber` also casts to `Bool`,
     // `Int` and `Double`, so numbers must never be told apart by casting.
     switch ObjectIdentifier(type(of: object)) {
@@ -42,7 +48,7 @@ enum PropertyList {
     case ObjectIdentifier(Data.self): return object as! Data
     default: break
     }
-    if let number = object as? NSNumber {
+    if readingNumbers, let number = object as? NSNumber {
       return try normalized(number)
     }
     switch object {
@@ -54,7 +60,8 @@ enum PropertyList {
       var result: [any Sendable] = []
       result.reserveCapacity(array.count)
       for element in array {
-        result.append(try normalized(element, depth: depth + 1))
+        result.append(
+          try normalized(element, readingNumbers: readingNumbers, depth: depth + 1))
       }
       return result
     case let dictionary as [AnyHashable: Any]:
@@ -65,7 +72,8 @@ enum PropertyList {
         guard let key = key.base as? String else {
           throw .notAPropertyList("a dictionary key of type \(type(of: key.base))")
         }
-        result[key] = try normalized(element, depth: depth + 1)
+        result[key] = try normalized(
+          element, readingNumbers: readingNumbers, depth: depth + 1)
       }
       return result
     default:
