@@ -48,6 +48,12 @@ import Foundation
 /// runs.) So check what such an owner does after awaiting its task's value or result, not
 /// right after `advance`.
 ///
+/// **Blocking a woken task's thread.** While `advance` settles a woken task, the tasks it starts
+/// and resumes run on the clock's serial queue, after it. So a woken task must not block its
+/// thread until one of them has run (waiting on a semaphore or a lock that it releases): that
+/// wait never ends, and `advance` with it. Await the work instead, as Swift concurrency asks of
+/// every task.
+///
 /// **Before advancing.** A task that was just started may not have reached its sleep yet;
 /// time moved before it sleeps does not count for it. Wait for it with
 /// ``waitForSleepers(_:timeout:)``.
@@ -70,8 +76,23 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// The instant `duration` later (earlier, for a negative duration).
+    ///
+    /// An instant more than about 1.66e20 seconds (5e12 years) from the clock's start is out
+    /// of the clock's range: asking for one stops the program with a message naming the values.
     public func advanced(by duration: Duration) -> Instant {
-      Instant(offset: offset + duration)
+      advanced(by: duration, in: "ManualClock.Instant.advanced(by:)")
+    }
+
+    /// ``advanced(by:)``, stopping the program with a message naming `api` when the result is
+    /// out of range (`Duration` itself traps a little further out, with no message).
+    func advanced(by duration: Duration, in api: String) -> Instant {
+      let limit = Duration.seconds(Int64.max) * 18  // about 1.66e20 s
+      let fits = duration >= .zero ? offset <= limit - duration : offset >= .zero - limit - duration
+      guard fits else {
+        fatalError(
+          "\(api): \(self) plus \(duration) is out of the clock's range (about ±1.66e20 seconds)")
+      }
+      return Instant(offset: offset + duration)
     }
 
     /// The time from this instant to `other`; negative when `other` is earlier.
@@ -108,8 +129,8 @@ public final class ManualClock: Clock, Sendable {
   /// What the lock guards.
   struct State: Sendable {
     var now = Instant()
-    /// Sorted by deadline, then by the order they went to sleep.
-    var sleepers: [Sleeper] = []
+    /// In the order they wake: by deadline, then by the order they went to sleep.
+    var sleepers = SleeperQueue<Sleeper>()
     var nextID: UInt64 = 0
     /// Sleeps that have started and not registered yet, and which of them were cancelled.
     var registering: Set<UInt64> = []
@@ -167,8 +188,8 @@ public final class ManualClock: Clock, Sendable {
       }
     } onCancel: {
       let cancelled = state.withLock { state -> CheckedContinuation<Wake, any Error>? in
-        if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
-          return state.sleepers.remove(at: index).continuation
+        if let sleeper = state.sleepers.remove(deadline: deadline, where: { $0.id == id }) {
+          return sleeper.continuation
         }
         if state.registering.contains(id) {
           state.cancelledEarly.insert(id)
@@ -192,9 +213,7 @@ public final class ManualClock: Clock, Sendable {
       state.registering.remove(sleeper.id)
       if state.cancelledEarly.remove(sleeper.id) != nil { return .cancelled }
       if sleeper.deadline <= state.now { return .due }
-      let index =
-        state.sleepers.firstIndex { $0.deadline > sleeper.deadline } ?? state.sleepers.endIndex
-      state.sleepers.insert(sleeper, at: index)
+      state.sleepers.insert(sleeper, deadline: sleeper.deadline)
       let count = state.sleepers.count
       let arrived = state.arrivals.filter { $0.count <= count }
       state.arrivals.removeAll { $0.count <= count }
@@ -254,7 +273,7 @@ public final class ManualClock: Clock, Sendable {
       fatalError("ManualClock.advance(by:): \(duration) is negative; time only moves forward")
     }
     await takeTurn()
-    let target = now.advanced(by: duration)
+    let target = now.advanced(by: duration, in: "ManualClock.advance(by:)")
     await advanceHoldingTurn(to: target)
   }
 
@@ -309,28 +328,45 @@ public final class ManualClock: Clock, Sendable {
   /// - Parameters:
   ///   - count: How many sleepers to wait for; 1 by default. Zero or less returns at once.
   ///   - timeout: The longest to wait, in real time; 60 seconds by default.
-  /// - Returns: `true` once the clock has `count` sleepers, `false` at the timeout.
+  /// - Returns: `true` once the clock has `count` sleepers; `false` at the timeout, or at once
+  ///   when the task is cancelled (before or during the wait) with fewer sleepers.
   @discardableResult
   public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
     let id = state.withLock { state -> UInt64 in
       defer { state.nextID += 1 }
       return state.nextID
     }
-    return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-      let waiting = state.withLock { state -> Bool in
-        guard state.sleepers.count < count else { return false }
-        state.arrivals.append((id, count, continuation))
-        return true
-      }
-      guard waiting else { return continuation.resume(returning: true) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
-        let expired = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
-          guard let index = state.arrivals.firstIndex(where: { $0.id == id }) else { return nil }
-          return state.arrivals.remove(at: index).continuation
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let waiting = state.withLock { state -> Bool? in
+          guard state.sleepers.count < count else { return false }
+          // Checked under the lock that the cancellation handler takes: a cancellation either
+          // comes before this (and is seen here) or finds the arrival below.
+          if Task.isCancelled { return nil }
+          state.arrivals.append((id, count, continuation))
+          return true
         }
-        expired?.resume(returning: false)
+        switch waiting {
+        case false: return continuation.resume(returning: true)
+        case nil: return continuation.resume(returning: false)
+        default: break
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
+          self?.endWaitForSleepers(id)
+        }
       }
+    } onCancel: {
+      endWaitForSleepers(id)
     }
+  }
+
+  /// Ends the `waitForSleepers` call `id` with `false`, unless it has ended.
+  private func endWaitForSleepers(_ id: UInt64) {
+    let ended = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+      guard let index = state.arrivals.firstIndex(where: { $0.id == id }) else { return nil }
+      return state.arrivals.remove(at: index).continuation
+    }
+    ended?.resume(returning: false)
   }
 
   /// Wakes and settles the sleepers up to `target`, then sets the time to `target`; ends the
@@ -348,11 +384,10 @@ public final class ManualClock: Clock, Sendable {
   /// Removes the first sleeper due at `limit` (any, for `nil`) and moves time to its deadline.
   private func popNext(upTo limit: Instant?) -> Sleeper? {
     state.withLock { state in
-      guard let first = state.sleepers.first, limit.map({ first.deadline <= $0 }) ?? true else {
-        return nil
-      }
-      state.sleepers.removeFirst()
-      if state.now < first.deadline { state.now = first.deadline }
+      guard let deadline = state.sleepers.nextDeadline, limit.map({ deadline <= $0 }) ?? true,
+        let first = state.sleepers.removeNext()
+      else { return nil }
+      if state.now < deadline { state.now = deadline }
       return first
     }
   }

@@ -146,6 +146,54 @@ import TinyTestSupport
     #expect(await clock.waitForSleepers(1, timeout: .milliseconds(10)) == false)
   }
 
+  @Test func aCancelledWaitForSleepersReturnsFalseAtOnce() async {
+    let clock = ManualClock()
+    let started = Gate()
+    let waiting = Task {
+      started.open()
+      return await clock.waitForSleepers(1, timeout: .seconds(3_600))
+    }
+    await started.opened()
+    waiting.cancel()
+    #expect(await waiting.value == false)
+    let cancelledBefore = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await clock.waitForSleepers(1, timeout: .seconds(3_600))
+    }
+    #expect(await cancelledBefore.value == false)
+    // A cancelled task whose count is already reached still gets `true`.
+    let nap = Task { try await clock.sleep(for: .seconds(1)) }
+    await clock.waitForSleepers()
+    let satisfied = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await clock.waitForSleepers(1, timeout: .seconds(3_600))
+    }
+    #expect(await satisfied.value)
+    nap.cancel()
+    _ = await TinyTestSupport.result(of: nap)
+  }
+
+  @Test func manySleepersOnOneDeadlineWakeInTheOrderTheySlept() async {
+    // Adding a sleeper is a binary search: 2,000 sleepers on one deadline, each registered
+    // after the one before, wake first to last.
+    let clock = ManualClock()
+    let woken = Recorder<Int>()
+    var tasks: [Task<Void, Never>] = []
+    for index in 0..<2_000 {
+      tasks.append(
+        Task {
+          // timing: virtual time, which only the test moves
+          try? await clock.sleep(for: .seconds(index.isMultiple(of: 2) ? 1 : 2))
+          woken.record(index)
+        })
+      await clock.waitForSleepers(index + 1)
+    }
+    await clock.advance(by: .seconds(2))
+    let evens = Array(stride(from: 0, to: 2_000, by: 2))
+    #expect(woken.all == evens + evens.map { $0 + 1 })
+    for task in tasks { await value(of: task) }
+  }
+
   @Test func advancesFromTwoTasksTakeTurns() async {
     let clock = ManualClock()
     let woken = Counter()
@@ -178,6 +226,25 @@ import TinyTestSupport
     }
     let text = String(decoding: backwards?.standardErrorContent ?? [], as: UTF8.self)
     #expect(text.contains("ManualClock.advance(to:): +1.0 seconds is before now (+2.0 seconds)"))
+  }
+
+  @Test func anInstantOutOfTheClocksRangeStopsTheProgramNamingTheCall() async {
+    let advance = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let clock = ManualClock()
+      await clock.advance(by: .seconds(1e20))
+      await clock.advance(by: .seconds(1e20))
+    }
+    let message = String(decoding: advance?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("ManualClock.advance(by:): +1e+20 seconds plus 1e+20 seconds"))
+    #expect(message.contains("out of the clock's range"))
+    let instant = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = ManualClock.Instant(offset: .seconds(-1e20)).advanced(by: .seconds(-1e20))
+    }
+    let text = String(decoding: instant?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(text.contains("ManualClock.Instant.advanced(by:): +-1e+20 seconds plus -1e+20"))
+    // The far end of the range is fine.
+    let far = ManualClock.Instant().advanced(by: .seconds(1.6e20))
+    #expect(far.advanced(by: .seconds(-1.6e20)) == ManualClock.Instant())
   }
 
   @Test func advancingFromTheWorkItSettlesStopsTheProgram() async {

@@ -1,0 +1,48 @@
+/// The sleepers of a ``ManualClock``, in the order they wake: by deadline, and among sleepers
+/// with one deadline, in the order they went to sleep.
+///
+/// Kept latest first, so that the next to wake is the last element: waking one is O(1), and
+/// adding one is a binary search and one move of the elements after it, so that a test with
+/// tens of thousands of sleepers on one deadline does not take quadratic time.
+struct SleeperQueue<Sleeper>: Sendable where Sleeper: Sendable {
+  private var latestFirst: [(deadline: ManualClock.Instant, sleeper: Sleeper)] = []
+
+  /// How many sleepers there are.
+  var count: Int { latestFirst.count }
+
+  /// The deadline of the next sleeper to wake, if any.
+  var nextDeadline: ManualClock.Instant? { latestFirst.last?.deadline }
+
+  /// Adds `sleeper`, after every sleeper whose deadline is not later than `deadline`.
+  mutating func insert(_ sleeper: Sleeper, deadline: ManualClock.Instant) {
+    // Before the sleepers of its own deadline, so that it wakes after them.
+    latestFirst.insert((deadline, sleeper), at: firstPosition(notLaterThan: deadline))
+  }
+
+  /// Removes and returns the next sleeper to wake, if any.
+  mutating func removeNext() -> Sleeper? {
+    latestFirst.popLast()?.sleeper
+  }
+
+  /// Removes and returns the first sleeper with `deadline` that `matches`, if any.
+  mutating func remove(deadline: ManualClock.Instant, where matches: (Sleeper) -> Bool) -> Sleeper?
+  {
+    var index = firstPosition(notLaterThan: deadline)
+    while index < latestFirst.count, latestFirst[index].deadline == deadline {
+      if matches(latestFirst[index].sleeper) { return latestFirst.remove(at: index).sleeper }
+      index += 1
+    }
+    return nil
+  }
+
+  /// The first position whose deadline is not later than `deadline` (binary search).
+  private func firstPosition(notLaterThan deadline: ManualClock.Instant) -> Int {
+    var low = 0
+    var high = latestFirst.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if latestFirst[middle].deadline > deadline { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+}
