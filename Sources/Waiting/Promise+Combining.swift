@@ -27,7 +27,7 @@ extension Promise {
     if promises.isEmpty { return Promise<[Value]>(value: []) }
     // Decided already when an input is rejected (any input still pending is rejected later),
     // or when every input is fulfilled.
-    let inputs = Inputs(promises)
+    let inputs = CombinatorInputs(promises)
     if let rejected = inputs.firstResolution(where: \.isRejected) {
       return Promise<[Value]>(result: rejected.map { [$0] })
     }
@@ -77,14 +77,15 @@ extension Promise {
   /// - Complexity: O(*n*) for *n* promises.
   public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
     guard !promises.isEmpty else { return Promise() }
-    let inputs = Inputs(promises)
+    let inputs = CombinatorInputs(promises)
     // Decided already when an input is resolved: any input still pending resolves later.
     if let resolved = inputs.firstResolution(where: { _ in true }) {
       return Promise(result: resolved)
     }
     let first = Promise<Value>()
-    for promise in promises {
+    for (index, promise) in promises.enumerated() {
       promise.addCallback({ result in
+        inputs.report(Promise.resolution(at: result), at: index)
         guard inputs.claim() else { return }
         first.settle(with: inputs.firstResolution { _ in true } ?? Promise.resolution(at: result))
       })
@@ -93,8 +94,9 @@ extension Promise {
   }
 }
 
-/// The inputs of a combinator, held weakly, and whether the combinator has decided.
-private final class Inputs<Value: Sendable>: Sendable {
+/// The inputs of a combinator, held weakly, whether the combinator has decided, and the
+/// earliest resolution its callbacks have reported.
+final class CombinatorInputs<Value: Sendable>: Sendable {
   /// A weak reference to one input.
   struct Input: Sendable {
     weak var promise: Promise<Value>?
@@ -105,6 +107,8 @@ private final class Inputs<Value: Sendable>: Sendable {
   let inputs: [Input]
   /// Whether a callback has taken the decision.
   private let isClaimed = Locked(false)
+  /// The reported resolution with the earliest stamp (see ``report(_:at:)``).
+  private let earliestReported = Locked<(stamp: UInt64, result: Result<Value, any Error>)?>(nil)
 
   init(_ promises: [Promise<Value>]) {
     inputs = promises.map { Input(promise: $0) }
@@ -118,14 +122,34 @@ private final class Inputs<Value: Sendable>: Sendable {
     }
   }
 
+  /// Records that the input at `index` resolved with `result`: its callback calls this first,
+  /// before it tries to ``claim()`` the decision, with the candidates of the combinator only
+  /// (every resolution for `race`, rejections for `all`).
+  ///
+  /// An input may resolve, run its callbacks and be dropped while another input's callback is
+  /// between its claim and ``firstResolution(where:)``: the input is gone by then, but its
+  /// report is here.
+  func report(_ result: Result<Value, any Error>, at index: Int) {
+    // The input is alive: a resolving promise is held until its callbacks have run.
+    guard let promise = inputs[index].promise else { return }
+    let stamp = promise.storage.withLock { $0.stamp }
+    let replaced = earliestReported.withLock { earliest -> (UInt64, Result<Value, any Error>)? in
+      if let current = earliest, current.stamp <= stamp { return nil }
+      defer { earliest = (stamp, result) }
+      return earliest
+    }
+    _ = replaced  // released here, after the lock: it may hold a value of the user's
+  }
+
   /// The resolution of the input that resolved first among those whose phase `isCandidate`
   /// accepts; `nil` when none is resolved yet.
   ///
-  /// Called from an input's callback, so after that input resolved, this finds the candidate
-  /// that resolved first, ever: an input still pending here takes its stamp after this call
-  /// looked at it, so after the stamp of the input whose callback is running. An input that
-  /// is gone was dropped before resolving (a resolving promise is held until its callbacks
-  /// have run), so it can never resolve.
+  /// Called from an input's callback, after that callback's ``report(_:at:)`` and ``claim()``,
+  /// so after that input resolved, this finds the candidate that resolved first, ever: an
+  /// input still pending here takes its stamp after this call looked at it, so after the stamp
+  /// of the input whose callback is running. An input that is gone either was dropped before
+  /// resolving, and can never resolve, or resolved and ran its callbacks, which reported it
+  /// before it went: so the reports are read after the inputs.
   func firstResolution(
     where isCandidate: (Promise<Value>.State.Phase) -> Bool
   ) -> Result<Value, any Error>? {
@@ -137,6 +161,8 @@ private final class Inputs<Value: Sendable>: Sendable {
       }
       if let stamp, stamp < first?.stamp ?? .max { first = (stamp, promise) }
     }
+    let reported = earliestReported.withLock { $0 }
+    if let reported, reported.stamp < first?.stamp ?? .max { return reported.result }
     return first?.promise.result
   }
 }
@@ -147,11 +173,11 @@ private final class Collector<Value: Sendable>: Sendable {
   /// The promise for every value.
   let combined = Promise<[Value]>()
   /// The inputs, to find the first rejection.
-  private let inputs: Inputs<Value>
+  private let inputs: CombinatorInputs<Value>
   /// The values so far, in input order, and how many are still missing.
   private let state: Locked<(values: [Value?], missing: Int)>
 
-  init(_ inputs: Inputs<Value>, count: Int) {
+  init(_ inputs: CombinatorInputs<Value>, count: Int) {
     self.inputs = inputs
     state = Locked((Array(repeating: nil, count: count), count))
   }
@@ -169,6 +195,7 @@ private final class Collector<Value: Sendable>: Sendable {
       // Every input is fulfilled: no rejection can come.
       if let values, inputs.claim() { combined.settle(with: .success(values)) }
     case .failure(let error):
+      inputs.report(result, at: index)
       guard inputs.claim() else { return }
       let first = inputs.firstResolution(where: \.isRejected) ?? result
       combined.settle(with: .failure(first.failure ?? error))

@@ -4,6 +4,25 @@ import TinyTestSupport
 @testable import TinyWaiting
 
 @Suite(.timeLimit(suiteTimeLimit)) struct PromiseCombiningTests {
+  @Test func anInputThatResolvedFirstAndWasDroppedStillDecides() {
+    // The window this covers: input `a` resolves first and runs its callbacks (which report
+    // it), and is dropped, while the callback of `b`, which claimed the decision, has not yet
+    // looked at the inputs. Replayed in that order, on one thread.
+    let b = Promise<Int>()
+    let inputs: CombinatorInputs<Int>
+    do {
+      let a = Promise<Int>()
+      inputs = CombinatorInputs([a, b])
+      a.reject(TestError(1))
+      inputs.report(a.result!, at: 0)
+    }
+    b.reject(TestError(2))
+    inputs.report(b.result!, at: 1)
+    #expect(inputs.claim())
+    #expect(inputs.firstResolution { _ in true }?.testError?.code == 1)
+    #expect(inputs.firstResolution(where: \.isRejected)?.testError?.code == 1)
+  }
+
   @Test func allKeepsInputOrderWhateverTheArrivalOrder() {
     let promises = (0..<4).map { _ in Promise<Int>() }
     let all = Promise.all(promises)
