@@ -71,7 +71,13 @@ struct PromiseStorage: ~Copyable {
     // the chain is freed one link after another instead of one `deinit` inside the next.
     // (Moved or consumed, so that no copy outlives the call: the last reference must go
     // inside it.)
-    if isFulfilled { Trampoline.release(slot(of: Value.self).move()) }
+    if isFulfilled {
+      if _isPOD(Value.self) {
+        slot(of: Value.self).deinitialize(count: 1)  // releases nothing, runs no code
+      } else {
+        Trampoline.release(slot(of: Value.self).move())
+      }
+    }
     slot.deallocate()
     if error != nil { Trampoline.release(consume error) }
     if !released.isEmpty { Trampoline.release(consume released) }
