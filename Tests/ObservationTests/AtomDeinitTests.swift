@@ -100,6 +100,60 @@ import TinyTestSupport
     #expect(atom.pendingLayerCount == 0)
   }
 
+  /// What recomputes the visible value over pending optimistic layers.
+  enum Recomputation: String, CaseIterable, Sendable {
+    /// A plain set under two pending layers.
+    case plainSet
+    /// The first of three pending layers rolls back.
+    case rollBack
+  }
+
+  @Test(
+    "a value a pending layer replaces while the visible value is recomputed is released after unlocking",
+    arguments: Recomputation.allCases)
+  func layersRecomputed(_ recomputation: Recomputation) async {
+    let later = Later<Atom<Probe>>()
+    let log = Recorder<String>()
+    let atom = Atom(Probe(0))
+    later.value = atom
+    let shown = (1...3).map { _ in Gate() }  // layer n's value, probe n, was shown
+    let token = atom.watch { change in
+      if (1...3).contains(change.new.id) { shown[change.new.id - 1].open() }
+    }
+    let started = Gate()
+    let finish = Gate()
+    let first = Task {
+      try await atom.update(optimistically: { $0 = Self.probe(1, later, .read, log) }) { _ in
+        started.open()
+        await finish.opened()
+        if recomputation == .rollBack { throw Oops(code: 1) }
+      }
+    }
+    await started.opened()
+    var others: [Task<Probe, any Error>] = []
+    for id in 2...(recomputation == .plainSet ? 2 : 3) {
+      others.append(
+        Task {
+          try await atom.update(optimistically: { $0 = Self.probe(id, later, .read, log) }) { _ in }
+        })
+      await shown[id - 1].opened()
+    }
+    if recomputation == .plainSet {
+      atom.set(Probe(10))  // applies layer 1, then layer 2 over its probe
+      #expect(atom.value.id == 2)
+    }
+    finish.open()  // a rollback applies layer 2, then layer 3 over its probe
+    switch await result(of: first) {
+    case .success: #expect(recomputation == .plainSet)
+    case .failure(let error): #expect(error as? Oops == Oops(code: 1))
+    }
+    for task in others { #expect((try? await value(of: task)) != nil) }
+    #expect(atom.value.id == (recomputation == .plainSet ? 2 : 3))
+    #expect(atom.pendingLayerCount == 0)
+    #expect(!log.all.isEmpty && log.all.allSatisfy { $0 == "read" })
+    token.cancel()
+  }
+
   @Test func aCommitThatOutlivedAPlainUpdateReleasesTheConfirmedValueItReplacedAfterUnlocking()
     async throws
   {

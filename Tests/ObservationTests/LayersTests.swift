@@ -25,6 +25,14 @@ import TinyTestSupport
     #expect(layers.visible() == ["x", "a", "b"])
   }
 
+  @Test func eachValueALaterLayerStartsFromIsKeptForTheCallerToRelease() {
+    var kept: [[String]] = []
+    #expect(layers("a").visible(keeping: &kept) == ["a"])
+    #expect(kept.isEmpty)  // the first layer starts from the confirmed value, which keeps it
+    #expect(layers("a", "b", "c").visible(keeping: &kept) == ["a", "b", "c"])
+    #expect(kept == [["a"], ["a", "b"]])
+  }
+
   @Test func eachCommitSendsItsOwnLayerOverTheConfirmedValue() {
     var layers = layers("a", "b")
     let sent = layers.valueToCommit(id: 0)
@@ -66,5 +74,13 @@ import TinyTestSupport
       let layers = Layers<Int, Int>(confirmed: 0)
       _ = layers.valueToCommit(id: 0)
     }
+  }
+}
+
+extension Layers {
+  /// The visible value, with the intermediate values released here.
+  fileprivate func visible() -> Value {
+    var intermediates: [Value] = []
+    return visible(keeping: &intermediates)
   }
 }

@@ -19,6 +19,9 @@ struct AtomState<Value: Sendable>: Sendable {
     @usableFromInline var value: Value?
     /// The confirmed value an update under optimistic layers replaced.
     @usableFromInline var confirmed: Value?
+    /// The values the pending layers changed on the way to a recomputed visible value (see
+    /// ``Layers/visible(keeping:)``); `nil` when none was recomputed.
+    @usableFromInline var intermediates: [Value]?
 
     @inlinable
     init() {}
@@ -117,7 +120,10 @@ struct AtomState<Value: Sendable>: Sendable {
     self.layers = nil  // keeps `layers` uniquely referenced while it changes
     discarded.confirmed = layers.setConfirmed(confirmed)
     self.layers = layers
-    return show(layers.visible(), error: error, discarding: &discarded)
+    var intermediates: [Value] = []
+    let visible = layers.visible(keeping: &intermediates)
+    if !intermediates.isEmpty { discarded.intermediates = intermediates }
+    return show(visible, error: error, discarding: &discarded)
   }
 
   /// Adds a watcher. With `includingInitial`, its initial change is queued first: a main-queue
@@ -244,7 +250,9 @@ struct AtomState<Value: Sendable>: Sendable {
     let old = layers
     self.layers = nil
     let next = layers.rollBack(id: id)
-    let visible = layers.visible()
+    var intermediates: [Value] = []
+    let visible = layers.visible(keeping: &intermediates)
+    if !intermediates.isEmpty { discarded.intermediates = intermediates }
     let emptied: Layers<Value, Waiter>?
     if layers.isEmpty {
       emptied = layers

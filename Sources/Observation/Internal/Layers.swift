@@ -30,11 +30,16 @@ struct Layers<Value, Waiter> {
   var count: Int { pending.count }
 
   /// The confirmed value with every pending layer applied, in order.
-  @usableFromInline
-  func visible() -> Value {
+  ///
+  /// Each value a layer after the first starts from is appended to `intermediates`, so that a
+  /// later layer replacing it does not release it here: the caller holds the lock, and releases
+  /// them after unlocking, because their `deinit`s may use the atom. (The first layer starts
+  /// from a copy of ``confirmed``, which keeps it alive.)
+  func visible(keeping intermediates: inout [Value]) -> Value {
     var value = confirmed
-    for layer in pending {
-      layer.apply(&value)
+    for index in pending.indices {
+      if index > 0 { intermediates.append(value) }
+      pending[index].apply(&value)
     }
     return value
   }
