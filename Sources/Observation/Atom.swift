@@ -18,7 +18,10 @@
 ///
 /// No lock is held while a watcher runs or while a value or closure the atom stored is released,
 /// so a `deinit` may use the atom. Only the body of ``update(_:)`` and the local change of
-/// ``update(optimistically:commit:)`` run under the atom's lock, by design.
+/// ``update(optimistically:commit:)`` run under the atom's lock, by design. A chain of atoms
+/// held through their values or watchers (a value holding the next atom, whose value holds the
+/// next) is released one atom after another, not nested, so a chain of any length is released
+/// in constant stack depth.
 ///
 /// An atom is `Observable` (macOS 14, iOS 17, tvOS 17, watchOS 10): a SwiftUI view that reads
 /// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does
@@ -261,9 +264,10 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   }
 
   deinit {
-    // The watchers hold user closures that may hold other atoms, whose watchers hold others,
-    // and so on: release them one after another, not nested. Releasing the registrar may call
-    // an `onChange` handler still registered with it (Observation does that), outside the lock.
+    // The watchers hold user closures, and the value is user data, that may hold other atoms,
+    // whose watchers and values hold others, and so on: release them one after another, not
+    // nested. Releasing the registrar may call an `onChange` handler still registered with it
+    // (Observation does that), outside the lock.
     Trampoline.release(state.withLock { $0.takeUserCode() })
   }
 }

@@ -25,7 +25,7 @@
 ///   that error.
 /// - The derived atom holds its sources; they hold it only weakly, so releasing it stops it. A
 ///   chain of derived atoms of any length is created, delivered and released in constant stack
-///   depth.
+///   depth, and so is a chain held through their values (a value holding the next derived atom).
 /// - `compute` runs outside every lock, on the thread that delivers the source's change (at
 ///   creation, on the creating thread). It may read any atom, including this one. It should be
 ///   cheap and should not update its sources: such an update starts another recomputation,

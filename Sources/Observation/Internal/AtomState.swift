@@ -33,7 +33,14 @@ struct AtomState<Value: Sendable>: Sendable {
   /// the lock can tell whether the value it compared is still current.
   @usableFromInline var version: UInt64 = 0
   /// The visible value: the confirmed value with the pending optimistic layers applied.
-  @usableFromInline var value: Value
+  @inlinable
+  var value: Value {
+    get { stored.unsafelyUnwrapped }
+    _modify { yield &stored! }
+  }
+  /// Where ``value`` is stored. Optional only so that a deallocating atom can move the value out
+  /// (``takeUserCode()``) and release it without nesting; `nil` only after that.
+  @usableFromInline var stored: Value?
   /// The watchers, in registration order.
   @usableFromInline var watchers: [Watcher<Value>] = []
   /// What takes part in Apple's `Observation`, made at the first read of ``value``; `nil` until
@@ -46,7 +53,7 @@ struct AtomState<Value: Sendable>: Sendable {
   private var nextLayerID: UInt64 = 0
 
   init(_ value: Value) {
-    self.value = value
+    stored = value
   }
 
   /// The value without pending optimistic layers.
@@ -153,19 +160,21 @@ struct AtomState<Value: Sendable>: Sendable {
   }
 
   /// Takes out everything that holds user code (the watchers, the changes waiting for
-  /// delivery, the optimistic layers, and the registrar whose registrations hold `onChange`
-  /// handlers), for an atom that is being deallocated to release without nesting.
+  /// delivery, the optimistic layers, the registrar whose registrations hold `onChange`
+  /// handlers, and the value), for an atom that is being deallocated to release without
+  /// nesting: a value may hold the next atom of a chain, whose value holds the next one.
   mutating func takeUserCode() -> (
     watchers: [Watcher<Value>], pending: FIFO<Delivery<Value>>,
-    layers: Layers<Value, Waiter>?, tracking: AtomTracking?
+    layers: Layers<Value, Waiter>?, tracking: AtomTracking?, value: Value?
   ) {
+    let value = stored.take()
     defer {
       watchers = []
       delivery.pending = FIFO()
       layers = nil
       tracking = nil
     }
-    return (watchers, delivery.pending, layers, tracking)
+    return (watchers, delivery.pending, layers, tracking, value)
   }
 
   /// Whether a change must be reported to Observation: a tracked read or a registration may be
@@ -269,17 +278,21 @@ struct AtomState<Value: Sendable>: Sendable {
   mutating func show(
     _ new: consuming Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {
+    // Returned and delivered from this copy, not read back from the state: reading it back
+    // through the optional storage cost a retain and a release more per change (a fifth of a
+    // set delivered to one watcher).
+    let shown = copy new
     let old = value
     value = new
     version &+= 1
     let tracked = isTracked
     guard !watchers.isEmpty || tracked else {
       discarded.value = consume old
-      return (value, nil)
+      return (shown, nil)
     }
-    let change = AtomChange(old: consume old, new: value, error: error)
+    let change = AtomChange(old: consume old, new: shown, error: error)
     let reported = tracked ? tracking.map { Unmanaged.passUnretained($0) } : nil
     let batch = Delivery(change: change, recipients: watchers, tracking: reported)
-    return (value, delivery.submit(batch))
+    return (shown, delivery.submit(batch))
   }
 }
