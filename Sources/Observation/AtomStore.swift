@@ -15,7 +15,8 @@
 /// doubled since the last sweep, so the table stays within twice the number of live atoms (plus
 /// a few) at amortized O(1) cost per request. No user code runs under the store's lock: the
 /// key's `hash(into:)` and `==`, `makeValue`, and the release of keys and atoms all happen
-/// outside it.
+/// outside it. Neither runs the release of the store itself: a key or `makeValue` holding another
+/// store, which holds another, is released one store after another, not nested.
 public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
   private struct Entry: Sendable {
     let key: Key
@@ -91,7 +92,9 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   }
 
   private let table = Locked(Table())
-  private let makeValue: @Sendable (Key) -> Value
+  // nonisolated(unsafe): written only by `deinit`, when no other reference to the store exists,
+  // so no request can read it at the same time.
+  private nonisolated(unsafe) var makeValue: (@Sendable (Key) -> Value)?
 
   /// Creates a store that makes the initial value for a key with `makeValue`.
   ///
@@ -130,7 +133,7 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         index = position  // the key's atom is gone: its entry gets the new one
         break
       }
-      let atom = made ?? Atom(makeValue(key))
+      let atom = made ?? Atom(makeValue.unsafelyUnwrapped(key))
       made = atom
       let removed = table.withLock { table -> Removed? in
         guard table.buckets[hash]?.stamp == bucket?.stamp else { return nil }
@@ -143,5 +146,17 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// The number of entries in the table, live or not yet swept, for tests.
   var entryCount: Int {
     table.withLock { $0.count }
+  }
+
+  deinit {
+    // The keys and `makeValue` are user values that may hold another store, whose keys and
+    // `makeValue` hold another, and so on: release them without nesting.
+    let table = self.table.withLock { table in
+      defer { table = Table() }
+      return table
+    }
+    let makeValue = self.makeValue
+    self.makeValue = nil
+    Trampoline.release((consume table, consume makeValue))
   }
 }

@@ -53,6 +53,14 @@ public final class ObservationGroup {
   /// Creates an empty, inactive group.
   public nonisolated init() {}
 
+  deinit {
+    // A handler or source may hold another group, whose handlers hold another, and so on:
+    // release the observations without nesting.
+    let observations = self.observations
+    self.observations = []
+    Trampoline.release(consume observations)
+  }
+
   /// The number of observations in the group.
   public var count: Int { observations.count }
 
@@ -151,9 +159,10 @@ public final class ObservationGroup {
   }
 }
 
-/// One observation of a group: started by `begin()`, stopped by `end()`.
+/// One observation of a group: started by `begin()`, stopped by `end()`. `Sendable` (as a
+/// main-actor class is), so that a group released off the main actor can hand its members on.
 @MainActor
-protocol GroupMember: AnyObject {
+protocol GroupMember: AnyObject, Sendable {
   /// Starts delivering; a source with a value delivers it before returning.
   func start()
   /// Stops delivering: no handler call starts after this returns.

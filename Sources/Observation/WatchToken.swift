@@ -13,14 +13,18 @@
 /// ```
 public final class WatchToken: Sendable {
   private let cancelled: Flag
-  private let onCancel: @Sendable () -> Void
+  // nonisolated(unsafe): written only by `deinit`, when no other reference to the token exists,
+  // so no `cancel()` can read it at the same time.
+  private nonisolated(unsafe) var onCancel: (@Sendable () -> Void)?
 
   /// Creates a token that runs `onCancel` once: at the first ``cancel()``, or when the token is
   /// released without having been cancelled. Types that adopt ``Watchable`` return one from
   /// their `watch` methods.
   ///
   /// The token holds `onCancel` until it is released; no lock is held then, so what the closure
-  /// captures may, in its `deinit`, watch the source again or cancel other tokens.
+  /// captures may, in its `deinit`, watch the source again or cancel other tokens. A chain of
+  /// tokens whose closures hold the next token is released one token after another, not nested,
+  /// so a chain of any length is released in constant stack depth.
   ///
   /// - Parameter onCancel: Stops the watch; it must be safe to call from any thread.
   public convenience init(onCancel: @escaping @Sendable () -> Void) {
@@ -42,11 +46,16 @@ public final class WatchToken: Sendable {
   /// Stops the watch: no callback starts after this returns. Later calls do nothing.
   public func cancel() {
     if cancelled.raise() {
-      onCancel()
+      onCancel?()
     }
   }
 
   deinit {
     cancel()
+    // The closure may hold the next token of a chain, whose closure holds the next one, and so
+    // on: release it without nesting.
+    let onCancel = self.onCancel
+    self.onCancel = nil
+    Trampoline.release(consume onCancel)
   }
 }
