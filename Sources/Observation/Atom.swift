@@ -21,7 +21,8 @@
 /// ``update(optimistically:commit:)`` run under the atom's lock, by design. A chain of atoms
 /// held through their values or watchers (a value holding the next atom, whose value holds the
 /// next) is released one atom after another, not nested, so a chain of any length is released
-/// in constant stack depth.
+/// in constant stack depth; a change that a `deinit` set off by that release makes is delivered
+/// once the `deinit` returns, as from inside a watcher.
 ///
 /// An atom is `Observable` (macOS 14, iOS 17, tvOS 17, watchOS 10): a SwiftUI view that reads
 /// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does

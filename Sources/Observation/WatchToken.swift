@@ -24,7 +24,9 @@ public final class WatchToken: Sendable {
   /// The token holds `onCancel` until it is released; no lock is held then, so what the closure
   /// captures may, in its `deinit`, watch the source again or cancel other tokens. A chain of
   /// tokens whose closures hold the next token is released one token after another, not nested,
-  /// so a chain of any length is released in constant stack depth.
+  /// so a chain of any length is released in constant stack depth. Those releases take turns
+  /// with deliveries, so a change a `deinit` they set off makes (an update, or a watch's initial
+  /// value) is delivered once that `deinit` returns, as from inside a watcher.
   ///
   /// - Parameter onCancel: Stops the watch; it must be safe to call from any thread.
   public convenience init(onCancel: @escaping @Sendable () -> Void) {

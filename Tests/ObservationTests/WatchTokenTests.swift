@@ -31,17 +31,25 @@ import TinyTestSupport
     let count = Atom(0)
     let other = count.watch { _ in }
     let log = Recorder<String>()
+    let started = Locked<WatchToken?>(nil)
     do {
-      let guardian = OnDeinit {
-        other.cancel()
-        count.watch(includingInitial: true) { log.record("watched \($0.new)") }.cancel()
-        log.record("deinit")
-      }
-      let token = WatchToken { _ = guardian }
+      // Made in a closure, so that the token's closure holds the only reference to it.
+      let token = {
+        let guardian = OnDeinit {
+          other.cancel()
+          let watch = count.watch(includingInitial: true) { log.record("watched \($0.new)") }
+          started.withLock { $0 = watch }
+          log.record("deinit")
+        }
+        return WatchToken { _ = guardian }
+      }()
       token.cancel()
       #expect(log.all.isEmpty)  // the closure ran; it is released with the token
     }
-    #expect(log.all == ["watched 0", "deinit"])
+    // Released one link after another, like a chain: the initial value of the watch the deinit
+    // started is delivered once the deinit returns, before the release does.
+    #expect(log.all == ["deinit", "watched 0"])
+    started.withLock { $0.take() }?.cancel()
     #expect(count.watcherCount == 0)
   }
 
