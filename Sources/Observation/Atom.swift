@@ -106,8 +106,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// the one closure of an atom that is meant to run under its lock, like the body of
   /// `Mutex.withLock`. Keep it short and pure: it must not touch this atom (reading ``value``,
   /// updating, or watching it from the body traps, because the lock is held), and should not
-  /// touch other atoms. When it throws, nothing changes, no change is delivered, and the error
-  /// is rethrown.
+  /// touch other atoms (two bodies on two threads that each touch the other's atom wait for
+  /// each other's lock for ever). When it throws, nothing changes, no change is delivered, and
+  /// the error is rethrown.
   ///
   /// The value it replaces is released after the lock is released (or, with watchers, after
   /// they received it as ``AtomChange/old``), so a `deinit` of the old value may use the atom.
