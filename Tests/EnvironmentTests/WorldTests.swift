@@ -132,7 +132,7 @@ import TinyTestSupport
   @Test func aChainOfWorldsHeldThroughTheirClosuresIsFreedOnASmallStack() {
     // Each world's date holds the world before it. Releasing the last world used to free the
     // one before it inside it, and so on: 10,000 worlds overflowed a 512 KB stack.
-    let length = stressVolume(full: 1_000_000, quick: 20_000)
+    let length = stressVolume(full: 200_000, quick: 20_000)
     let freed = Recorder<Bool>()
     onSmallStack {
       weak var first: Marker?
