@@ -52,19 +52,11 @@ struct PromiseStorage: ~Copyable {
   /// promise's `Value`.
   func free<Value>(of _: Value.Type) {
     // Only a pending promise holds callbacks: a resolved one handed them out when it resolved,
-    // and one still delivering them is held alive by the thread that delivers. A rejected
-    // promise's error is taken out of the state, to be released below.
-    let (isFulfilled, error, released) = state.withLock {
-      state -> (Bool, (any Error)?, CallbackList<PromiseCallback>) in
-      switch state.phase {
-      case .fulfilled:
-        return (true, nil, CallbackList())
-      case .rejected(let error):
-        state.phase = .pending
-        return (false, error, CallbackList())
-      case .pending:
-        return (false, nil, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
-      }
+    // and one still delivering them is held alive by the thread that delivers.
+    let (isFulfilled, isRejected, released) = state.withLock {
+      state -> (Bool, Bool, CallbackList<PromiseCallback>) in
+      if state.isResolved { return (state.isFulfilled, !state.isFulfilled, CallbackList()) }
+      return (false, false, state.waitingCount > 0 ? state.takeAllWaiting() : CallbackList())
     }
     // The callbacks of a pending promise, like a promise's value or error, may hold the next
     // promise of a chain, which holds the next, and so on: released through the trampoline,
@@ -77,10 +69,23 @@ struct PromiseStorage: ~Copyable {
       } else {
         Trampoline.release(slot(of: Value.self).move())
       }
+    } else if isRejected {
+      releaseError()
     }
     slot.deallocate()
-    if error != nil { Trampoline.release(consume error) }
     if !released.isEmpty { Trampoline.release(consume released) }
+  }
+
+  /// Takes a rejected promise's error out of its state, which would release it after the
+  /// promise's `deinit`, nested, and releases it through the trampoline.
+  @inline(never)
+  private func releaseError() {
+    let error = state.withLock { state -> (any Error)? in
+      guard case .rejected(let error) = state.phase else { return nil }
+      state.phase = .pending
+      return error
+    }
+    if error != nil { Trampoline.release(consume error) }
   }
 
   /// Runs `body` with the lock held and returns what it returns.
