@@ -155,20 +155,23 @@ import TinyTestSupport
     }
     await started.opened()
     waiting.cancel()
-    #expect(await waiting.value == false)
+    #expect(await value(of: waiting) == false)
     let cancelledBefore = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return await clock.waitForSleepers(1, timeout: .seconds(3_600))
     }
-    #expect(await cancelledBefore.value == false)
+    #expect(await value(of: cancelledBefore) == false)
     // A cancelled task whose count is already reached still gets `true`.
-    let nap = Task { try await clock.sleep(for: .seconds(1)) }
+    let nap = Task {
+      // timing: virtual time, which only the test moves
+      try await clock.sleep(for: .seconds(1))
+    }
     await clock.waitForSleepers()
     let satisfied = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return await clock.waitForSleepers(1, timeout: .seconds(3_600))
     }
-    #expect(await satisfied.value)
+    #expect(await value(of: satisfied))
     nap.cancel()
     _ = await TinyTestSupport.result(of: nap)
   }
