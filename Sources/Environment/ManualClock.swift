@@ -130,7 +130,7 @@ public final class ManualClock: Clock, Sendable {
   struct State: Sendable {
     var now = Instant()
     /// In the order they wake: by deadline, then by the order they went to sleep.
-    var sleepers = SleeperQueue<Sleeper>()
+    var sleepers = SleeperQueue()
     var nextID: UInt64 = 0
     /// Sleeps that have started and not registered yet, and which of them were cancelled.
     var registering: Set<UInt64> = []
@@ -188,7 +188,7 @@ public final class ManualClock: Clock, Sendable {
       }
     } onCancel: {
       let cancelled = state.withLock { state -> CheckedContinuation<Wake, any Error>? in
-        if let sleeper = state.sleepers.remove(deadline: deadline, where: { $0.id == id }) {
+        if let sleeper = state.sleepers.remove(id: id, deadline: deadline) {
           return sleeper.continuation
         }
         if state.registering.contains(id) {
@@ -213,7 +213,7 @@ public final class ManualClock: Clock, Sendable {
       state.registering.remove(sleeper.id)
       if state.cancelledEarly.remove(sleeper.id) != nil { return .cancelled }
       if sleeper.deadline <= state.now { return .due }
-      state.sleepers.insert(sleeper, deadline: sleeper.deadline)
+      state.sleepers.insert(sleeper)
       let count = state.sleepers.count
       let arrived = state.arrivals.filter { $0.count <= count }
       state.arrivals.removeAll { $0.count <= count }
@@ -338,19 +338,16 @@ public final class ManualClock: Clock, Sendable {
     }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        let waiting = state.withLock { state -> Bool? in
-          guard state.sleepers.count < count else { return false }
+        // What to return at once, or `nil` once the wait is registered.
+        let answer = state.withLock { state -> Bool? in
+          guard state.sleepers.count < count else { return true }
           // Checked under the lock that the cancellation handler takes: a cancellation either
           // comes before this (and is seen here) or finds the arrival below.
-          if Task.isCancelled { return nil }
+          if Task.isCancelled { return false }
           state.arrivals.append((id, count, continuation))
-          return true
+          return nil
         }
-        switch waiting {
-        case false: return continuation.resume(returning: true)
-        case nil: return continuation.resume(returning: false)
-        default: break
-        }
+        if let answer { return continuation.resume(returning: answer) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
           self?.endWaitForSleepers(id)
         }

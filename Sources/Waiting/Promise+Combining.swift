@@ -84,10 +84,11 @@ extension Promise {
     }
     let first = Promise<Value>()
     for (index, promise) in promises.enumerated() {
-      promise.addCallback({ result in
-        inputs.report(Promise.resolution(at: result), at: index)
+      promise.addCallback({ pointer in
+        let result = Promise.resolution(at: pointer)
+        inputs.report(result, at: index)
         guard inputs.claim() else { return }
-        first.settle(with: inputs.firstResolution { _ in true } ?? Promise.resolution(at: result))
+        first.settle(with: inputs.firstResolution { _ in true } ?? result)
       })
     }
     return first

@@ -4,8 +4,8 @@
 /// Kept latest first, so that the next to wake is the last element: waking one is O(1), and
 /// adding one is a binary search and one move of the elements after it, so that a test with
 /// tens of thousands of sleepers on one deadline does not take quadratic time.
-struct SleeperQueue<Sleeper>: Sendable where Sleeper: Sendable {
-  private var latestFirst: [(deadline: ManualClock.Instant, sleeper: Sleeper)] = []
+struct SleeperQueue: Sendable {
+  private var latestFirst: [ManualClock.Sleeper] = []
 
   /// How many sleepers there are.
   var count: Int { latestFirst.count }
@@ -13,23 +13,22 @@ struct SleeperQueue<Sleeper>: Sendable where Sleeper: Sendable {
   /// The deadline of the next sleeper to wake, if any.
   var nextDeadline: ManualClock.Instant? { latestFirst.last?.deadline }
 
-  /// Adds `sleeper`, after every sleeper whose deadline is not later than `deadline`.
-  mutating func insert(_ sleeper: Sleeper, deadline: ManualClock.Instant) {
+  /// Adds `sleeper`, after every sleeper whose deadline is not later than its own.
+  mutating func insert(_ sleeper: ManualClock.Sleeper) {
     // Before the sleepers of its own deadline, so that it wakes after them.
-    latestFirst.insert((deadline, sleeper), at: firstPosition(notLaterThan: deadline))
+    latestFirst.insert(sleeper, at: firstPosition(notLaterThan: sleeper.deadline))
   }
 
   /// Removes and returns the next sleeper to wake, if any.
-  mutating func removeNext() -> Sleeper? {
-    latestFirst.popLast()?.sleeper
+  mutating func removeNext() -> ManualClock.Sleeper? {
+    latestFirst.popLast()
   }
 
-  /// Removes and returns the first sleeper with `deadline` that `matches`, if any.
-  mutating func remove(deadline: ManualClock.Instant, where matches: (Sleeper) -> Bool) -> Sleeper?
-  {
+  /// Removes and returns the sleeper `id`, which sleeps until `deadline`, if it is here.
+  mutating func remove(id: UInt64, deadline: ManualClock.Instant) -> ManualClock.Sleeper? {
     var index = firstPosition(notLaterThan: deadline)
     while index < latestFirst.count, latestFirst[index].deadline == deadline {
-      if matches(latestFirst[index].sleeper) { return latestFirst.remove(at: index).sleeper }
+      if latestFirst[index].id == id { return latestFirst.remove(at: index) }
       index += 1
     }
     return nil
