@@ -36,11 +36,24 @@
 /// Outside tests, the world is meant to be set once, at launch; `.ci/check-current-assignments`
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
-/// - Complexity: O(1). With no scope anywhere in the process, a read takes one uncontended lock
-///   and copies one reference; inside a scope, it looks the scope up (a task-local read) and
-///   reads the world the scope started with without a lock (after an assignment inside the
-///   scope, behind the scope's lock).
+/// A read borrows the world where it is stored, for as long as the access lasts:
+/// `Current.date()` copies the one closure it calls, not the world, and `Current.someMethod()`
+/// runs the method on the world in place. A world replaced during an access (by a method of
+/// `World` that assigns `Current`, say) stays alive, and that access keeps reading it, until the
+/// access ends.
+///
+/// - Complexity: O(1). Inside a scope, a read is a task-local lookup and the world the scope
+///   started with, read in place: no lock and no reference counted (after an assignment inside
+///   the scope, behind the scope's lock, like the global world). With no scope anywhere in the
+///   process, a read takes one uncontended lock and holds the global world's storage (one
+///   reference counted) until the access ends.
 public var Current: World {
-  get { Scopes.withShared { $0.current } }
-  set { Scopes.withShared { $0.current = newValue } }
+  // Borrowed, not copied: `Current.date()` reads the one field it calls from where the world
+  // is stored, and copying a whole world would count a reference to its fields.
+  @inlinable _read {
+    let read = Scopes.withShared { $0.read() }
+    yield read.slot.pointee
+    withExtendedLifetime(read.pin) {}
+  }
+  set { Scopes.withShared { $0.assign(newValue) } }
 }

@@ -31,7 +31,7 @@ import Foundation
 /// setting a field makes a new one.
 public struct World: Sendable {
   /// The fields, shared between copies; setting a field replaces the whole object.
-  var fields: Fields
+  @usableFromInline var fields: Fields
 
   init(_ fields: Fields) {
     self.fields = fields
@@ -51,7 +51,7 @@ public struct World: Sendable {
   ///
   /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
-    get { fields.values.date }
+    @inlinable get { fields.values.date }
     set {
       update {
         $0.date = newValue
@@ -77,7 +77,7 @@ public struct World: Sendable {
   /// another clock makes `date()` follow the new one (or stay at the reference date, for a
   /// clock whose time is real).
   public var clock: any Clock<Duration> {
-    get { fields.values.clock }
+    @inlinable get { fields.values.clock }
     set {
       update {
         $0.clock = newValue
@@ -97,7 +97,7 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    get { fields.calendar }
+    @inlinable get { fields.values.calendar }
     set {
       update {
         $0.calendar = newValue
@@ -117,7 +117,7 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    get { fields.locale }
+    @inlinable get { fields.values.locale }
     set {
       update {
         $0.locale = newValue
@@ -135,7 +135,7 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    get { fields.timeZone }
+    @inlinable get { fields.values.timeZone }
     set {
       update {
         $0.timeZone = newValue
@@ -156,7 +156,7 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    get { fields.preferredLanguages }
+    @inlinable get { fields.values.preferredLanguages }
     set { update { $0.preferredLanguages = newValue } }
   }
 
@@ -167,7 +167,7 @@ public struct World: Sendable {
   /// let id = Current.uuid()
   /// ```
   public var uuid: @Sendable () -> UUID {
-    get { fields.uuid }
+    @inlinable get { fields.values.uuid }
     set { update { $0.uuid = newValue } }
   }
 
@@ -179,7 +179,7 @@ public struct World: Sendable {
   /// Current.storage.value(forKey: "user")   // "ada"
   /// ```
   public var storage: KeyValueStore {
-    get { fields.storage }
+    @inlinable get { fields.values.storage }
     set { update { $0.storage = newValue } }
   }
 
@@ -211,22 +211,24 @@ extension World {
 
   /// The fields of a world, immutable and shared between copies: one reference to the object
   /// that holds them.
+  @usableFromInline
   struct Fields: @unchecked Sendable {
     // @unchecked: the values are written once, before the object is shared, and then only read
     // until the object goes away (`ManagedBuffer`, which holds them, is never `Sendable`).
 
     /// The fields themselves.
+    @usableFromInline
     struct Values: Sendable {
-      var date: @Sendable () -> Date
+      @usableFromInline var date: @Sendable () -> Date
       /// Whether `date` is the mock world's, following `clock`.
       var dateFollowsClock: Bool
-      var clock: any Clock<Duration>
-      var calendar: Calendar
-      var locale: Locale
-      var timeZone: TimeZone
-      var preferredLanguages: [String]
-      var uuid: @Sendable () -> UUID
-      var storage: KeyValueStore
+      @usableFromInline var clock: any Clock<Duration>
+      @usableFromInline var calendar: Calendar
+      @usableFromInline var locale: Locale
+      @usableFromInline var timeZone: TimeZone
+      @usableFromInline var preferredLanguages: [String]
+      @usableFromInline var uuid: @Sendable () -> UUID
+      @usableFromInline var storage: KeyValueStore
       /// The values set for `WorldKey`s, by the key's type.
       var keyed: [ObjectIdentifier: any Sendable]
       var keyDefaults: KeyDefaults
@@ -234,6 +236,7 @@ extension World {
 
     /// The values in one allocation, after the object's header, where its `deinit` can move
     /// them out (a stored property is destroyed only after `deinit`).
+    @usableFromInline
     final class Storage: ManagedBuffer<Void, Values> {
       deinit {
         // A closure field may hold another world, whose fields hold another, and so on (a date
@@ -243,7 +246,7 @@ extension World {
       }
     }
 
-    private let buffer: Storage
+    @usableFromInline let buffer: Storage
 
     init(_ values: Values) {
       buffer = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
@@ -251,16 +254,9 @@ extension World {
     }
 
     /// The fields, read in place.
+    @inlinable
     var values: Values {
       _read { yield buffer.withUnsafeMutablePointerToElements { $0 }.pointee }
     }
-
-    var date: @Sendable () -> Date { values.date }
-    var calendar: Calendar { values.calendar }
-    var locale: Locale { values.locale }
-    var timeZone: TimeZone { values.timeZone }
-    var preferredLanguages: [String] { values.preferredLanguages }
-    var uuid: @Sendable () -> UUID { values.uuid }
-    var storage: KeyValueStore { values.storage }
   }
 }

@@ -385,4 +385,41 @@ import TinyTestSupport
     }
     #expect(fromTask.all == [outerMarker])
   }
+
+  @Test func aScopesWorldReplacedDuringAReadOfItLivesUntilTheReadEnds() {
+    let freed = Recorder<String>()
+    withWorld(.mock) {
+      let marker: String
+      do {
+        let (world, probeMarker) = markedWorldHoldingAProbe(freed)
+        marker = probeMarker
+        Current = world  // now the scope holds the only copy
+      }
+      let (next, nextMarker) = markedWorld()
+      var freedDuringTheRead: [String]?
+      let readMarker = Current.assigningCurrent(next) { freedDuringTheRead = freed.all }
+      #expect(readMarker == marker)
+      #expect(freedDuringTheRead == [])
+      #expect(freed.all == ["freed"])
+      #expect(currentMarker == nextMarker)
+    }
+  }
+
+  @Test func theWorldAScopeStartedWithLivesUntilTheScopeEndsThoughReplacedDuringARead() {
+    let freed = Recorder<String>()
+    let (next, nextMarker) = markedWorld()
+    do {
+      let (world, marker) = markedWorldHoldingAProbe(freed)
+      withWorld(world) {
+        let readMarker = Current.assigningCurrent(next) {}
+        #expect(readMarker == marker)
+        #expect(currentMarker == nextMarker)
+        // Scopes inside it, and their end, leave it alone too.
+        withWorld(.mock) { #expect(currentMarker == nil) }
+        #expect(currentMarker == nextMarker)
+      }
+      #expect(freed.all == [])  // `world` still holds it
+    }
+    #expect(freed.all == ["freed"])
+  }
 }

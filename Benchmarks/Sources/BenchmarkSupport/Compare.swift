@@ -37,15 +37,21 @@ public let ratioToBaseline = BenchmarkMetric.custom(
 ///
 /// With `calibrate`, a variant "baseline again (A/A)" runs the baseline against itself: its
 /// ratio shows how far from 1.00× this method strays for code that is the same.
+///
+/// `around` wraps each whole sample, both halves of it, for work that must run in some context
+/// entered once per sample rather than once per iteration (a scope held open, say).
 public func compare(
   _ group: String,
   configuration: Benchmark.Configuration = Benchmark.defaultConfiguration,
   calibrate: Bool = false,
+  around: @escaping (() -> Void) -> Void = { $0() },
   baseline: Variant,
   _ variants: Variant...
 ) {
   Benchmark("\(group) · \(baseline.name)", configuration: configuration) { benchmark in
-    for _ in benchmark.scaledIterations { baseline.body() }
+    around {
+      for _ in benchmark.scaledIterations { baseline.body() }
+    }
   }
   var paired = configuration
   paired.metrics.append(ratioToBaseline)
@@ -55,6 +61,9 @@ public func compare(
     var baselineFirst = false
     var pending: (variant: Duration, baseline: Duration)?
     Benchmark("\(group) · \(variant.name)", configuration: paired) { benchmark in
+      around { sample(benchmark) }
+    }
+    func sample(_ benchmark: Benchmark) {
       let iterations = benchmark.scaledIterations
       func timeBaseline() -> Duration {
         clock.measure { for _ in iterations { baseline.body() } }

@@ -8,27 +8,34 @@
 /// task that inherited it. So when a reader finds the count at zero, no task local anywhere
 /// holds a box, the task-local lookup would find none, and the global world is the answer.
 /// Only when some scope exists somewhere does a read pay for the task-local lookup.
+///
+/// **Reading in place.** A read of `Current` borrows the world where it is stored for as long
+/// as the reading expression needs it (see ``WorldRead``): inside a scope whose world was not
+/// replaced, straight from the scope's box, which stays bound for the whole read, so the read
+/// counts no reference at all; elsewhere from a ``WorldCell`` that the read holds, taken under
+/// a lock.
+@usableFromInline
 final class Scopes: Sendable {
   /// The innermost scope's box, in tasks and threads that run inside `withWorld`; `outside`
   /// elsewhere. Kept in the shared instance rather than in a static property, whose lazy
   /// initialization would be checked on every read. Not optional: the task local copies its
   /// value through the value's type, and a class reference copies with one retain where an
   /// optional one goes through the generic optional's copy (about 100 instructions per read).
-  let innermost: TaskLocal<Box>
+  @usableFromInline let innermost: TaskLocal<Box>
   /// The value of `innermost` outside every scope; never holds a world.
-  private let outside: Box
+  let outside: Box
 
   /// What the lock guards.
   private struct State: Sendable {
     /// The world outside every scope.
-    var global = World.live
+    var global = WorldCell(World.live)
     /// Boxes ready for reuse, so that entering a scope does not allocate.
     var pool: [Box] = []
   }
 
   private let state: Locked<State>
   /// The boxes handed out and not yet back in the pool (see the type's comment).
-  private let liveBoxes = Count()
+  @usableFromInline let liveBoxes = Count()
   private static let poolLimit = 32
 
   private init() {
@@ -37,6 +44,37 @@ final class Scopes: Sendable {
     state = Locked(initial)
     outside = Box()
     innermost = TaskLocal(wrappedValue: outside)
+  }
+
+  /// Where a read of `Current` finds the world: the global world's cell when no scope exists
+  /// anywhere; in place in the innermost scope's box; else through ``pinnedRead()``.
+  @inlinable @inline(__always)
+  func read() -> WorldRead {
+    if liveBoxes.isZero {
+      return globalRead()
+    }
+    if let slot = boundWorldSlot() {
+      return WorldRead(slot: slot, pin: nil)
+    }
+    return pinnedRead()
+  }
+
+  /// A read of the global world, holding its cell.
+  @usableFromInline
+  func globalRead() -> WorldRead {
+    WorldRead(state.withLock { $0.global })
+  }
+
+  /// The world of the box bound to `innermost`, in place, when the caller runs in a scope whose
+  /// world was not replaced; `nil` otherwise. Reads the binding where the runtime keeps it
+  /// instead of copying it out, so no reference is counted: the binding holds the box, and
+  /// the box holds the world, for as long as the caller stays in the scope.
+  @inlinable @inline(__always)
+  func boundWorldSlot() -> UnsafeMutablePointer<World>? {
+    guard let value = taskLocalValueAddress(Unmanaged.passUnretained(innermost).toOpaque())
+    else { return nil }
+    let box = Unmanaged<Box>.fromOpaque(value.load(as: UnsafeRawPointer.self))
+    return box._withUnsafeGuaranteedRef { $0.unreplacedWorldSlot }
   }
 
   /// The innermost scope's box, if the caller runs in a scope. With no scope anywhere (the
@@ -49,25 +87,31 @@ final class Scopes: Sendable {
     }
   }
 
-  /// The innermost scope's world, else the global one.
-  var current: World {
-    @inline(__always) get {
-      if let box = innermostBox {
-        return box.world
+  /// A read that holds the object its world is in: the global world, or a scope's world after
+  /// an assignment inside the scope.
+  @usableFromInline
+  func pinnedRead() -> WorldRead {
+    if let box = innermostBox {
+      if let cell = box.replacement {
+        return WorldRead(cell)
       }
-      return state.withLock { $0.global }
+      return WorldRead(slot: box.initialSlot, pin: box)
     }
-    set {
-      if let box = innermostBox {
-        box.world = newValue
-      } else {
-        let replaced = state.withLock { state in
-          let old = state.global
-          state.global = newValue
-          return old
-        }
-        _ = replaced  // released here, outside the lock: its closures' captures may deinit
+    return globalRead()
+  }
+
+  /// Makes `world` the innermost scope's world, else the global one.
+  func assign(_ world: World) {
+    if let box = innermostBox {
+      box.world = world
+    } else {
+      let cell = WorldCell(world)
+      let replaced = state.withLock { state in
+        let old = state.global
+        state.global = cell
+        return old
       }
+      _ = replaced  // released here, outside the lock: its closures' captures may deinit
     }
   }
 
@@ -77,7 +121,7 @@ final class Scopes: Sendable {
     if let box = innermostBox {
       return box.world
     }
-    let global = state.withLock { $0.global }
+    let global = state.withLock { $0.global }.world
     if global.fields.values.keyDefaults == .live {
       fatalError(Self.liveModifyMessage)
     }
@@ -160,31 +204,47 @@ extension Scopes {
   /// One scope's world. Child tasks share their scope's box, so an assignment made in any of
   /// them is seen by all.
   ///
-  /// The world the scope started with is read without a lock: it is set before the box is
-  /// bound to a task local and cleared after the scope has ended and nothing else refers to
-  /// the box. An assignment inside the scope stores a replacement behind the box's lock and
-  /// raises a flag; reads look behind the lock only once the flag is up. So the world a scope
-  /// starts with stays alive until the scope ends, and each replacement until the next
-  /// assignment or the end of the scope.
+  /// The world the scope started with is read in place without a lock: it is set before the
+  /// box is bound to a task local and taken out after the scope has ended and nothing else
+  /// refers to the box. An assignment inside the scope stores a replacement behind the box's
+  /// lock and raises a flag; reads look behind the lock only once the flag is up. So the world
+  /// a scope starts with stays where it is until the scope ends, and each replacement until
+  /// the next assignment or the end of the scope (and, after that, for as long as a read that
+  /// holds its cell lasts).
+  @usableFromInline
   final class Box: Sendable {
-    // nonisolated(unsafe): written only while no task can reach the box (checked out of the
-    // pool and not yet bound, or back from its scope and uniquely referenced); read only while
-    // it is bound, after that write.
-    nonisolated(unsafe) private var initial: World?
-    private let state = Locked<(replacement: World?, counted: Bool)>((nil, false))
-    private let replaced = Flag()
+    /// Where the world the scope started with lives, allocated once with the box.
+    ///
+    /// nonisolated(unsafe): the world in it is written only while no task can reach the box
+    /// (checked out of the pool and not yet bound, or back from its scope and uniquely
+    /// referenced); read only while the box is bound, after that write.
+    @usableFromInline nonisolated(unsafe) let initialSlot = UnsafeMutablePointer<World>
+      .allocate(capacity: 1)
+    /// Whether `initialSlot` holds a world; written and read as `initialSlot`'s world is.
+    nonisolated(unsafe) private var holdsInitial = false
+    private let state = Locked<(replacement: WorldCell?, counted: Bool)>((nil, false))
+    /// Up once the scope's world has been replaced.
+    @usableFromInline let replaced = Flag()
+
+    /// The world the scope started with, in place, unless it has been replaced.
+    @inlinable
+    var unreplacedWorldSlot: UnsafeMutablePointer<World>? {
+      replaced.isRaised ? nil : initialSlot
+    }
+
+    /// The replacement of the scope's world, if there is one.
+    var replacement: WorldCell? {
+      guard replaced.isRaised else { return nil }
+      return state.withLock { $0.replacement }
+    }
 
     var world: World {
-      get {
-        if replaced.isRaised {
-          return state.withLock { $0.replacement! }
-        }
-        return initial!
-      }
+      get { replacement?.world ?? initialSlot.pointee }
       set {
+        let cell = WorldCell(newValue)
         let old = state.withLock { state in
           defer { replaced.raise() }
-          return state.replacement.replace(with: newValue)
+          return state.replacement.replace(with: cell)
         }
         _ = old  // released outside the lock
       }
@@ -192,15 +252,17 @@ extension Scopes {
 
     /// Puts the scope's first world in the box (the box is not bound yet).
     func start(with world: World) {
-      initial = world
+      initialSlot.initialize(to: world)
+      holdsInitial = true
     }
 
     /// Takes the worlds out, so a pooled box keeps nothing of the user's alive.
     ///
     /// Called only while the caller holds the one reference to the box, so no assignment can
     /// race with it; a box whose world was never replaced skips the lock.
-    func empty() -> (initial: World?, replacement: World?) {
-      defer { initial = nil }
+    func empty() -> (initial: World?, replacement: WorldCell?) {
+      let initial = holdsInitial ? initialSlot.move() : nil
+      holdsInitial = false
       guard replaced.isRaised else { return (initial, nil) }
       let replacement = state.withLock { state in
         replaced.lower()
@@ -218,9 +280,75 @@ extension Scopes {
       if state.withLock({ $0.counted }) {
         Scopes.shared.boxEnded()
       }
+      if holdsInitial {
+        _ = initialSlot.move()
+      }
+      initialSlot.deallocate()
     }
   }
+
+  /// A world in an object of its own, read in place by whoever holds the object: the global
+  /// world, and a scope's world after an assignment inside the scope. Immutable: assigning
+  /// makes a new cell.
+  struct WorldCell: @unchecked Sendable {
+    // @unchecked: the world is written once, before the cell is shared, and then only read
+    // until the object goes away (`ManagedBuffer`, which holds it, is never `Sendable`).
+
+    /// The world in one allocation, after the object's header.
+    final class Storage: ManagedBuffer<Void, World> {
+      deinit {
+        _ = withUnsafeMutablePointerToElements { $0.move() }
+      }
+    }
+
+    /// The object the world is in; a read holds it for as long as it borrows the world.
+    let storage: Storage
+
+    init(_ world: World) {
+      storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
+      storage.withUnsafeMutablePointerToElements { $0.initialize(to: world) }
+    }
+
+    /// The world, in place.
+    var slot: UnsafeMutablePointer<World> { storage.withUnsafeMutablePointerToElements { $0 } }
+
+    /// A copy of the world.
+    var world: World { slot.pointee }
+  }
 }
+
+/// Where a read of ``Current`` borrows the world from, for as long as the reading expression
+/// needs it, and the object that keeps the world there until then: `nil` inside a scope whose
+/// world was not replaced, where the scope's binding keeps its box, and the box its world.
+@usableFromInline
+struct WorldRead {
+  /// The world, in place.
+  @usableFromInline let slot: UnsafeMutablePointer<World>
+  /// What the read holds for as long as it lasts.
+  @usableFromInline let pin: AnyObject?
+
+  @inlinable
+  init(slot: UnsafeMutablePointer<World>, pin: AnyObject?) {
+    self.slot = slot
+    self.pin = pin
+  }
+
+  /// A read of the world in `cell`, holding it.
+  init(_ cell: Scopes.WorldCell) {
+    self.init(slot: cell.slot, pin: cell.storage)
+  }
+}
+
+/// The address of the value bound to the task local whose key is `key`, in the current task
+/// (or, outside every task, on the current thread), or `nil` when none is bound.
+///
+/// This is the Concurrency runtime's entry point that `TaskLocal.get()` itself calls, from
+/// code the standard library inlines into every client, so it is part of the runtime's stable
+/// interface on every platform; a `TaskLocal`'s key is the address of the `TaskLocal` object.
+/// `get()` copies the value out, which for a class reference costs a retain and a release;
+/// reading it in place costs neither. The tests check that both always agree.
+@usableFromInline @_silgen_name("swift_task_localValueGet")
+func taskLocalValueAddress(_ key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
 
 extension Optional {
   /// Stores `value` and returns what was stored before.
@@ -235,10 +363,10 @@ extension Optional {
   extension Scopes {
     /// The one instance. (Apple platforms check a lazily made global's initialization inline,
     /// with one load.)
-    static let shared = Scopes()
+    @usableFromInline static let shared = Scopes()
 
     /// Calls `body` with the one instance.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func withShared<Result, Failure: Error>(
       _ body: (Scopes) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -252,7 +380,7 @@ extension Optional {
   /// statically, so reading it is one load, where reading a lazily made global calls into the
   /// runtime to check its initialization every time (on Linux, about 10 of the 170 instructions
   /// that `Current.date()` took).
-  private let sharedAddress = Atomic<UInt>(0)
+  @usableFromInline let sharedAddress = Atomic<UInt>(0)
 
   extension Scopes {
     /// The one instance.
@@ -262,7 +390,7 @@ extension Optional {
 
     /// Calls `body` with the one instance, borrowed: the global holds it for the life of the
     /// process, so no reference is counted.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func withShared<Result, Failure: Error>(
       _ body: (Scopes) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -277,7 +405,7 @@ extension Optional {
     }
 
     /// The instance, made at first use; its address is published for the reads that follow.
-    private static var made: Scopes {
+    @usableFromInline static var made: Scopes {
       let scopes = instance
       sharedAddress.store(
         UInt(bitPattern: Unmanaged.passUnretained(scopes).toOpaque()), ordering: .releasing)

@@ -16,3 +16,25 @@ func markedWorld(_ base: World = .mock) -> (world: World, marker: String) {
 var currentMarker: String? {
   Current.preferredLanguages.first { $0.hasPrefix("x-") }
 }
+
+extension World {
+  /// Assigns `other` to `Current` while `self`, read through `Current`, is still in use; runs
+  /// `during`, then returns `self`'s marker (read after the assignment).
+  func assigningCurrent(_ other: World, during: () -> Void) -> String? {
+    Current = other
+    during()
+    return preferredLanguages.first { $0.hasPrefix("x-") }
+  }
+}
+
+/// A marked world whose `date` closure holds a probe that records "freed" in `freed` when the
+/// last copy of the world is released.
+func markedWorldHoldingAProbe(_ freed: Recorder<String>) -> (world: World, marker: String) {
+  var (world, marker) = markedWorld()
+  let probe = OnDeinit { freed.record("freed") }
+  world.date = { [probe] in
+    _ = probe
+    return .distantPast
+  }
+  return (world, marker)
+}
