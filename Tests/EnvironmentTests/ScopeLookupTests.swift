@@ -85,4 +85,21 @@ import TinyTestSupport
       #expect(Current.locale.identifier == "fr_FR")
     }
   }
+
+  @Test func aReadThatIsNotInPlaceHoldsTheObjectItsWorldIsIn() {
+    // Outside every scope: the global world's cell.
+    #expect(Scopes.shared.read().pin != nil)
+    withWorld(.mock) {
+      // In place: the scope's binding holds the box, which holds the world.
+      #expect(Scopes.shared.read().pin == nil)
+      let (first, firstMarker) = markedWorld()
+      Current = first
+      let read = Scopes.shared.read()
+      weak let held = read.pin
+      Current = markedWorld().world  // the box lets go of `first`'s cell; the read still holds it
+      #expect(held != nil)
+      #expect(read.slot.pointee.preferredLanguages == [firstMarker])
+      withExtendedLifetime(read) {}
+    }
+  }
 }
