@@ -98,19 +98,6 @@ import TinyTestSupport
   @Test func aGlobalWorldReplacedDuringAReadOfItLivesUntilTheReadEnds() {
     let saved = Current
     defer { Current = saved }
-    let freed = Recorder<String>()
-    let marker: String
-    do {
-      let (world, probeMarker) = markedWorldHoldingAProbe(freed)
-      marker = probeMarker
-      Current = world  // now the global world holds the only copy
-    }
-    let (next, nextMarker) = markedWorld()
-    var freedDuringTheRead: [String]?
-    let readMarker = Current.assigningCurrent(next) { freedDuringTheRead = freed.all }
-    #expect(readMarker == marker)
-    #expect(freedDuringTheRead == [])
-    #expect(freed.all == ["freed"])
-    #expect(currentMarker == nextMarker)
+    expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds()
   }
 }

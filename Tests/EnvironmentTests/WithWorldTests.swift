@@ -387,22 +387,7 @@ import TinyTestSupport
   }
 
   @Test func aScopesWorldReplacedDuringAReadOfItLivesUntilTheReadEnds() {
-    let freed = Recorder<String>()
-    withWorld(.mock) {
-      let marker: String
-      do {
-        let (world, probeMarker) = markedWorldHoldingAProbe(freed)
-        marker = probeMarker
-        Current = world  // now the scope holds the only copy
-      }
-      let (next, nextMarker) = markedWorld()
-      var freedDuringTheRead: [String]?
-      let readMarker = Current.assigningCurrent(next) { freedDuringTheRead = freed.all }
-      #expect(readMarker == marker)
-      #expect(freedDuringTheRead == [])
-      #expect(freed.all == ["freed"])
-      #expect(currentMarker == nextMarker)
-    }
+    withWorld(.mock) { expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds() }
   }
 
   @Test func theWorldAScopeStartedWithLivesUntilTheScopeEndsThoughReplacedDuringARead() {

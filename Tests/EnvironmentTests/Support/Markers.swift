@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TinyEnvironment
 import TinyTestSupport
 
@@ -37,4 +38,25 @@ func markedWorldHoldingAProbe(_ freed: Recorder<String>) -> (world: World, marke
     return .distantPast
   }
   return (world, marker)
+}
+
+/// Makes a marked world holding a probe the current world (the global one outside every scope,
+/// else the innermost scope's), so that only `Current` holds it; then, while a read of
+/// `Current` still uses it, assigns another world. Checks that the read kept reading its world,
+/// that the world lived until the read ended, and that it was freed then.
+func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds() {
+  let freed = Recorder<String>()
+  let marker: String
+  do {
+    let (world, probeMarker) = markedWorldHoldingAProbe(freed)
+    marker = probeMarker
+    Current = world
+  }
+  let (next, nextMarker) = markedWorld()
+  var freedDuringTheRead: [String]?
+  let readMarker = Current.assigningCurrent(next) { freedDuringTheRead = freed.all }
+  #expect(readMarker == marker)
+  #expect(freedDuringTheRead == [])
+  #expect(freed.all == ["freed"])
+  #expect(currentMarker == nextMarker)
 }
