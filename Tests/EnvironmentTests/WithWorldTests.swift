@@ -407,4 +407,24 @@ import TinyTestSupport
     }
     #expect(freed.all == ["freed"])
   }
+
+  @Test func anAsyncMethodOfCurrentKeepsItsWorldWhileItIsSuspended() async {
+    let (first, firstMarker) = markedWorld()
+    let (second, secondMarker) = markedWorld()
+    // The world the scope started with, and a world assigned inside the scope, each replaced
+    // by a child task while the method that reads it is suspended.
+    for assignFirst in [false, true] {
+      await withWorld(assignFirst ? .mock : first) { () async in
+        if assignFirst { Current = first }
+        let gate = Gate()
+        async let replaced: Void = {
+          Current = second  // the scope's box is shared with its child tasks
+          gate.open()
+        }()
+        #expect(await Current.markerOnceOpened(gate) == firstMarker)
+        await replaced
+        #expect(currentMarker == secondMarker)
+      }
+    }
+  }
 }

@@ -60,3 +60,11 @@ func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds() {
   #expect(freed.all == ["freed"])
   #expect(currentMarker == nextMarker)
 }
+
+extension World {
+  /// `self`'s marker, read after `gate` opens (the calling task suspends until then).
+  func markerOnceOpened(_ gate: Gate) async -> String? {
+    await gate.opened()
+    return preferredLanguages.first { $0.hasPrefix("x-") }
+  }
+}
