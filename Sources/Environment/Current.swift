@@ -36,17 +36,18 @@
 /// Outside tests, the world is meant to be set once, at launch; `.ci/check-current-assignments`
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
-/// A read borrows the world where it is stored, for as long as the access lasts:
-/// `Current.date()` copies the one closure it calls, not the world, and `Current.someMethod()`
-/// runs the method on the world in place. A world replaced during an access (by a method of
-/// `World` that assigns `Current`, say) stays alive, and that access keeps reading it, until the
-/// access ends.
+/// A read borrows the world where it is stored, for as long as the access lasts: in an
+/// optimized build, `Current.date()` copies the one closure it calls, not the world, and
+/// `Current.someMethod()` runs the method on the world in place (a debug build copies the
+/// world). A world replaced during an access (by a method of `World` that assigns `Current`,
+/// say) stays alive, and that access keeps reading it, until the access ends.
 ///
 /// - Complexity: O(1). Inside a scope, a read is a task-local lookup and the world the scope
-///   started with, read in place: no lock and no reference counted (after an assignment inside
-///   the scope, behind the scope's lock, like the global world). With no scope anywhere in the
-///   process, a read takes one uncontended lock and holds the global world's storage (one
-///   reference counted) until the access ends.
+///   started with, read in place: no reference counted, and on Linux no lock (Apple platforms
+///   below macOS 15 and iOS 18 have no atomics in the standard library, so there two flags are
+///   each read under a brief lock). With no scope anywhere in the process, or after an
+///   assignment inside the scope, a read also takes one uncontended lock and holds the object
+///   the world is stored in (one reference counted) until the access ends.
 public var Current: World {
   // Borrowed, not copied: `Current.date()` reads the one field it calls from where the world
   // is stored, and copying a whole world would count a reference to its fields.

@@ -98,6 +98,6 @@ import TinyTestSupport
   @Test func aGlobalWorldReplacedDuringAReadOfItLivesUntilTheReadEnds() {
     let saved = Current
     defer { Current = saved }
-    expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds()
+    expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds(freedAtOnce: false)
   }
 }

@@ -76,13 +76,24 @@ import TinyTestSupport
     #expect(await value(of: task))
   }
 
+  @Test func thisRuntimeKeepsBindingsWhereReadsLookThemUp() {
+    #expect(Scopes.shared.readsInPlace)
+  }
+
   @Test func aScopesWorldIsReadInPlaceUntilItIsReplaced() {
     withWorld(.mock) {
       let box = Self.foundInPlace()
-      #expect(Scopes.shared.boundWorldSlot() == box.initialSlot)
+      let read = Scopes.shared.read()
+      #expect(read.slot == box.initialSlot && read.pin == nil)
       Current.locale = Locale(identifier: "fr_FR")
-      #expect(Scopes.shared.boundWorldSlot() == nil)
-      #expect(Current.locale.identifier == "fr_FR")
+      let replaced = Scopes.shared.read()
+      #expect(replaced.slot != box.initialSlot && replaced.pin != nil)
+      #expect(replaced.slot.pointee.locale.identifier == "fr_FR")
+      withExtendedLifetime(replaced) {}
+      // The read that copies the box out finds the same.
+      let copying = Scopes.shared.copyingRead()
+      #expect(copying.slot == replaced.slot)
+      withExtendedLifetime(copying) {}
     }
   }
 

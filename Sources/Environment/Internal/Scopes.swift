@@ -38,25 +38,59 @@ final class Scopes: Sendable {
   @usableFromInline let liveBoxes = Count()
   private static let poolLimit = 32
 
+  /// Whether a read finds the innermost scope's box where the runtime keeps the binding (see
+  /// ``taskLocalValueAddress(_:)``): checked once, as the instance is made, by binding a box and
+  /// looking it up. Were the runtime ever to keep bindings differently, reads would copy the box
+  /// out with `TaskLocal.get()` instead.
+  @usableFromInline let readsInPlace: Bool
+
   private init() {
     var initial = State()
     initial.pool.reserveCapacity(Self.poolLimit)
     state = Locked(initial)
-    outside = Box()
-    innermost = TaskLocal(wrappedValue: outside)
+    let outside = Box()
+    let innermost = TaskLocal(wrappedValue: outside)
+    self.outside = outside
+    self.innermost = innermost
+    readsInPlace = Self.findsBindingsInPlace(innermost)
+  }
+
+  /// Whether the runtime's lookup, read in place, finds what `local` is bound to.
+  private static func findsBindingsInPlace(_ local: TaskLocal<Box>) -> Bool {
+    let probe = Box()
+    return local.withValue(probe) {
+      guard let address = taskLocalValueAddress(Unmanaged.passUnretained(local).toOpaque()) else {
+        return false
+      }
+      return address.load(as: UnsafeRawPointer.self)
+        == UnsafeRawPointer(Unmanaged.passUnretained(probe).toOpaque())
+    }
   }
 
   /// Where a read of `Current` finds the world: the global world's cell when no scope exists
-  /// anywhere; in place in the innermost scope's box; else through ``pinnedRead()``.
+  /// anywhere or the caller runs in none; inside a scope, the scope's world in place, or, once
+  /// it has been replaced, the replacement's cell.
+  ///
+  /// Inside a scope the box is found where the runtime keeps the binding, which holds it for as
+  /// long as the caller stays in the scope; so is the world in it, until an assignment inside
+  /// the scope replaces it.
   @inlinable @inline(__always)
   func read() -> WorldRead {
     if liveBoxes.isZero {
       return globalRead()
     }
-    if let slot = boundWorldSlot() {
-      return WorldRead(slot: slot, pin: nil)
+    guard readsInPlace else {
+      return copyingRead()
     }
-    return pinnedRead()
+    guard let address = taskLocalValueAddress(Unmanaged.passUnretained(innermost).toOpaque())
+    else { return globalRead() }
+    let box = Unmanaged<Box>.fromOpaque(address.load(as: UnsafeRawPointer.self))
+    return box._withUnsafeGuaranteedRef { box in
+      if let slot = box.unreplacedWorldSlot {
+        return WorldRead(slot: slot, pin: nil)
+      }
+      return box.pinnedRead()
+    }
   }
 
   /// A read of the global world, holding its cell.
@@ -65,16 +99,11 @@ final class Scopes: Sendable {
     WorldRead(state.withLock { $0.global })
   }
 
-  /// The world of the box bound to `innermost`, in place, when the caller runs in a scope whose
-  /// world was not replaced; `nil` otherwise. Reads the binding where the runtime keeps it
-  /// instead of copying it out, so no reference is counted: the binding holds the box, and
-  /// the box holds the world, for as long as the caller stays in the scope.
-  @inlinable @inline(__always)
-  func boundWorldSlot() -> UnsafeMutablePointer<World>? {
-    guard let value = taskLocalValueAddress(Unmanaged.passUnretained(innermost).toOpaque())
-    else { return nil }
-    let box = Unmanaged<Box>.fromOpaque(value.load(as: UnsafeRawPointer.self))
-    return box._withUnsafeGuaranteedRef { $0.unreplacedWorldSlot }
+  /// ``read()`` where bindings cannot be read in place: the box copied out with
+  /// `TaskLocal.get()`.
+  @usableFromInline
+  func copyingRead() -> WorldRead {
+    innermostBox?.pinnedRead() ?? globalRead()
   }
 
   /// The innermost scope's box, if the caller runs in a scope. With no scope anywhere (the
@@ -85,19 +114,6 @@ final class Scopes: Sendable {
       let box = innermost.get()
       return box === outside ? nil : box
     }
-  }
-
-  /// A read that holds the object its world is in: the global world, or a scope's world after
-  /// an assignment inside the scope.
-  @usableFromInline
-  func pinnedRead() -> WorldRead {
-    if let box = innermostBox {
-      if let cell = box.replacement {
-        return WorldRead(cell)
-      }
-      return WorldRead(slot: box.initialSlot, pin: box)
-    }
-    return globalRead()
   }
 
   /// Makes `world` the innermost scope's world, else the global one.
@@ -232,6 +248,16 @@ extension Scopes {
       replaced.isRaised ? nil : initialSlot
     }
 
+    /// A read of the scope's world that holds what the world is stored in: the replacement's
+    /// cell, or the box itself while the world was never replaced.
+    @usableFromInline
+    func pinnedRead() -> WorldRead {
+      if let cell = replacement {
+        return WorldRead(cell)
+      }
+      return WorldRead(slot: initialSlot, pin: self)
+    }
+
     /// The replacement of the scope's world, if there is one.
     var replacement: WorldCell? {
       guard replaced.isRaised else { return nil }
@@ -342,11 +368,13 @@ struct WorldRead {
 /// The address of the value bound to the task local whose key is `key`, in the current task
 /// (or, outside every task, on the current thread), or `nil` when none is bound.
 ///
-/// This is the Concurrency runtime's entry point that `TaskLocal.get()` itself calls, from
-/// code the standard library inlines into every client, so it is part of the runtime's stable
-/// interface on every platform; a `TaskLocal`'s key is the address of the `TaskLocal` object.
-/// `get()` copies the value out, which for a class reference costs a retain and a release;
-/// reading it in place costs neither. The tests check that both always agree.
+/// This is an exported entry point of the Concurrency runtime, on every platform since Swift
+/// 5.5: the one `TaskLocal.get()` calls to find a binding before it copies the value out. A
+/// `TaskLocal`'s key is the address of the `TaskLocal` object, and the value sits in the binding
+/// itself. Copying a class reference out costs a retain and a release; reading it in place costs
+/// neither. `Scopes` checks once that the lookup finds what it bound (``Scopes/readsInPlace``)
+/// and otherwise copies with `get()`; the tests check that both agree in every context a read
+/// can run in.
 @usableFromInline @_silgen_name("swift_task_localValueGet")
 func taskLocalValueAddress(_ key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
 

@@ -43,8 +43,10 @@ func markedWorldHoldingAProbe(_ freed: Recorder<String>) -> (world: World, marke
 /// Makes a marked world holding a probe the current world (the global one outside every scope,
 /// else the innermost scope's), so that only `Current` holds it; then, while a read of
 /// `Current` still uses it, assigns another world. Checks that the read kept reading its world,
-/// that the world lived until the read ended, and that it was freed then.
-func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds() {
+/// that the world lived until the read ended, and, with `freedAtOnce`, that it was freed then
+/// (a test of the global world leaves that out: a test running in parallel may be reading the
+/// global world at that moment, and hold it a little longer).
+func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds(freedAtOnce: Bool = true) {
   let freed = Recorder<String>()
   let marker: String
   do {
@@ -57,7 +59,7 @@ func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds() {
   let readMarker = Current.assigningCurrent(next) { freedDuringTheRead = freed.all }
   #expect(readMarker == marker)
   #expect(freedDuringTheRead == [])
-  #expect(freed.all == ["freed"])
+  if freedAtOnce { #expect(freed.all == ["freed"]) }
   #expect(currentMarker == nextMarker)
 }
 
