@@ -120,6 +120,22 @@ let benchmarks: @Sendable () -> Void = {
     Variant("TinyEnvironment Current.date()") { blackHole(Current.date()) }
   )
 
+  // The same after an assignment inside the scope: the world is then read from the
+  // replacement, behind the scope's lock.
+  compare(
+    "Current.date(), inside a scope, after an assignment in it",
+    around: { sample in
+      withWorld(fixedWorld) {
+        Current.date = fixedDate  // allow-current-assignment
+        DateLocal.$source.withValue(fixedSource, operation: sample)
+      }
+    },
+    baseline: Variant("bound @TaskLocal closure, read and called") {
+      blackHole(DateLocal.source.now())
+    },
+    Variant("TinyEnvironment Current.date()") { blackHole(Current.date()) }
+  )
+
   compare(
     "enter a scope, Current.date(), leave",
     baseline: Variant("@TaskLocal withValue, read and call") {

@@ -26,14 +26,15 @@ final class Scopes: Sendable {
   let outside: Box
 
   /// What the lock guards.
-  private struct State: Sendable {
+  @usableFromInline
+  struct State: Sendable {
     /// The world outside every scope.
-    var global = WorldCell(World.live)
+    @usableFromInline var global = WorldCell(World.live)
     /// Boxes ready for reuse, so that entering a scope does not allocate.
     var pool: [Box] = []
   }
 
-  private let state: Locked<State>
+  @usableFromInline let state: Locked<State>
   /// The boxes handed out and not yet back in the pool (see the type's comment).
   @usableFromInline let liveBoxes = Count()
   private static let poolLimit = 32
@@ -93,8 +94,10 @@ final class Scopes: Sendable {
     }
   }
 
-  /// A read of the global world, holding its cell.
-  @usableFromInline
+  /// A read of the global world, holding its cell. Inlined into the reading code, lock and all,
+  /// as `Mutex.withLock` is: as a call it cost about a tenth of a read outside every scope (144
+  /// instructions against 122 for `Current.date()`, measured here with callgrind).
+  @inlinable
   func globalRead() -> WorldRead {
     WorldRead(state.withLock { $0.global })
   }
@@ -316,11 +319,13 @@ extension Scopes {
   /// A world in an object of its own, read in place by whoever holds the object: the global
   /// world, and a scope's world after an assignment inside the scope. Immutable: assigning
   /// makes a new cell.
+  @usableFromInline
   struct WorldCell: @unchecked Sendable {
     // @unchecked: the world is written once, before the cell is shared, and then only read
     // until the object goes away (`ManagedBuffer`, which holds it, is never `Sendable`).
 
     /// The world in one allocation, after the object's header.
+    @usableFromInline
     final class Storage: ManagedBuffer<Void, World> {
       deinit {
         _ = withUnsafeMutablePointerToElements { $0.move() }
@@ -328,7 +333,7 @@ extension Scopes {
     }
 
     /// The object the world is in; a read holds it for as long as it borrows the world.
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
     init(_ world: World) {
       storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
@@ -336,6 +341,7 @@ extension Scopes {
     }
 
     /// The world, in place.
+    @inlinable
     var slot: UnsafeMutablePointer<World> { storage.withUnsafeMutablePointerToElements { $0 } }
 
     /// A copy of the world.
@@ -360,6 +366,7 @@ struct WorldRead {
   }
 
   /// A read of the world in `cell`, holding it.
+  @inlinable
   init(_ cell: Scopes.WorldCell) {
     self.init(slot: cell.slot, pin: cell.storage)
   }
