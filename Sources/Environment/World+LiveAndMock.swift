@@ -19,7 +19,7 @@ extension World {
     calendar.locale = .autoupdatingCurrent
     return World(
       Fields(
-        Fields.Values(
+        Values(
           date: { Date() },
           dateFollowsClock: false,
           clock: ContinuousClock(),
@@ -66,7 +66,7 @@ extension World {
     let clock = ManualClock()
     return World(
       Fields(
-        Fields.Values(
+        Values(
           date: World.date(following: clock),
           dateFollowsClock: true,
           clock: clock,

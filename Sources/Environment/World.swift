@@ -51,7 +51,7 @@ public struct World: Sendable {
   ///
   /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
-    @inlinable get { fields.values.date }
+    @inlinable get { fields.value.date }
     set {
       update {
         $0.date = newValue
@@ -77,7 +77,7 @@ public struct World: Sendable {
   /// another clock makes `date()` follow the new one (or stay at the reference date, for a
   /// clock whose time is real).
   public var clock: any Clock<Duration> {
-    @inlinable get { fields.values.clock }
+    @inlinable get { fields.value.clock }
     set {
       update {
         $0.clock = newValue
@@ -97,7 +97,7 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    @inlinable get { fields.values.calendar }
+    @inlinable get { fields.value.calendar }
     set {
       update {
         $0.calendar = newValue
@@ -117,7 +117,7 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    @inlinable get { fields.values.locale }
+    @inlinable get { fields.value.locale }
     set {
       update {
         $0.locale = newValue
@@ -135,7 +135,7 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    @inlinable get { fields.values.timeZone }
+    @inlinable get { fields.value.timeZone }
     set {
       update {
         $0.timeZone = newValue
@@ -156,7 +156,7 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    @inlinable get { fields.values.preferredLanguages }
+    @inlinable get { fields.value.preferredLanguages }
     set { update { $0.preferredLanguages = newValue } }
   }
 
@@ -167,7 +167,7 @@ public struct World: Sendable {
   /// let id = Current.uuid()
   /// ```
   public var uuid: @Sendable () -> UUID {
-    @inlinable get { fields.values.uuid }
+    @inlinable get { fields.value.uuid }
     set { update { $0.uuid = newValue } }
   }
 
@@ -179,7 +179,7 @@ public struct World: Sendable {
   /// Current.storage.value(forKey: "user")   // "ada"
   /// ```
   public var storage: KeyValueStore {
-    @inlinable get { fields.values.storage }
+    @inlinable get { fields.value.storage }
     set { update { $0.storage = newValue } }
   }
 
@@ -193,8 +193,8 @@ public struct World: Sendable {
   }
 
   /// Replaces the fields with a changed copy.
-  mutating func update(_ change: (inout Fields.Values) -> Void) {
-    var values = fields.values
+  mutating func update(_ change: (inout Values) -> Void) {
+    var values = fields.value
     change(&values)
     fields = Fields(values)
   }
@@ -212,51 +212,23 @@ extension World {
   /// The fields of a world, immutable and shared between copies: one reference to the object
   /// that holds them.
   @usableFromInline
-  struct Fields: @unchecked Sendable {
-    // @unchecked: the values are written once, before the object is shared, and then only read
-    // until the object goes away (`ManagedBuffer`, which holds them, is never `Sendable`).
+  typealias Fields = ImmutableBox<Values>
 
-    /// The fields themselves.
-    @usableFromInline
-    struct Values: Sendable {
-      @usableFromInline var date: @Sendable () -> Date
-      /// Whether `date` is the mock world's, following `clock`.
-      var dateFollowsClock: Bool
-      @usableFromInline var clock: any Clock<Duration>
-      @usableFromInline var calendar: Calendar
-      @usableFromInline var locale: Locale
-      @usableFromInline var timeZone: TimeZone
-      @usableFromInline var preferredLanguages: [String]
-      @usableFromInline var uuid: @Sendable () -> UUID
-      @usableFromInline var storage: KeyValueStore
-      /// The values set for `WorldKey`s, by the key's type.
-      var keyed: [ObjectIdentifier: any Sendable]
-      var keyDefaults: KeyDefaults
-    }
-
-    /// The values in one allocation, after the object's header, where its `deinit` can move
-    /// them out (a stored property is destroyed only after `deinit`).
-    @usableFromInline
-    final class Storage: ManagedBuffer<Void, Values> {
-      deinit {
-        // A closure field may hold another world, whose fields hold another, and so on (a date
-        // that wraps the previous world's date): released through the trampoline, such a chain
-        // is freed one world after another, not one inside the other.
-        Trampoline.release(withUnsafeMutablePointerToElements { $0.move() })
-      }
-    }
-
-    @usableFromInline let buffer: Storage
-
-    init(_ values: Values) {
-      buffer = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
-      buffer.withUnsafeMutablePointerToElements { $0.initialize(to: values) }
-    }
-
-    /// The fields, read in place.
-    @inlinable
-    var values: Values {
-      _read { yield buffer.withUnsafeMutablePointerToElements { $0 }.pointee }
-    }
+  /// The fields themselves.
+  @usableFromInline
+  struct Values: Sendable {
+    @usableFromInline var date: @Sendable () -> Date
+    /// Whether `date` is the mock world's, following `clock`.
+    var dateFollowsClock: Bool
+    @usableFromInline var clock: any Clock<Duration>
+    @usableFromInline var calendar: Calendar
+    @usableFromInline var locale: Locale
+    @usableFromInline var timeZone: TimeZone
+    @usableFromInline var preferredLanguages: [String]
+    @usableFromInline var uuid: @Sendable () -> UUID
+    @usableFromInline var storage: KeyValueStore
+    /// The values set for `WorldKey`s, by the key's type.
+    var keyed: [ObjectIdentifier: any Sendable]
+    var keyDefaults: KeyDefaults
   }
 }

@@ -155,8 +155,6 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
       defer { table = Table() }
       return table
     }
-    let makeValue = self.makeValue
-    self.makeValue = nil
-    Trampoline.release((consume table, consume makeValue))
+    Trampoline.release((consume table, makeValue.take()))
   }
 }

@@ -56,8 +56,6 @@ public final class WatchToken: Sendable {
     cancel()
     // The closure may hold the next token of a chain, whose closure holds the next one, and so
     // on: release it without nesting.
-    let onCancel = self.onCancel
-    self.onCancel = nil
-    Trampoline.release(consume onCancel)
+    Trampoline.release(onCancel.take())
   }
 }

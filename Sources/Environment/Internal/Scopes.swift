@@ -140,8 +140,8 @@ final class Scopes: Sendable {
     if let box = innermostBox {
       return box.world
     }
-    let global = state.withLock { $0.global }.world
-    if global.fields.values.keyDefaults == .live {
+    let global = state.withLock { $0.global }.value
+    if global.fields.value.keyDefaults == .live {
       fatalError(Self.liveModifyMessage)
     }
     return global
@@ -268,7 +268,7 @@ extension Scopes {
     }
 
     var world: World {
-      get { replacement?.world ?? initialSlot.pointee }
+      get { replacement?.value ?? initialSlot.pointee }
       set {
         let cell = WorldCell(newValue)
         let old = state.withLock { state in
@@ -320,33 +320,7 @@ extension Scopes {
   /// world, and a scope's world after an assignment inside the scope. Immutable: assigning
   /// makes a new cell.
   @usableFromInline
-  struct WorldCell: @unchecked Sendable {
-    // @unchecked: the world is written once, before the cell is shared, and then only read
-    // until the object goes away (`ManagedBuffer`, which holds it, is never `Sendable`).
-
-    /// The world in one allocation, after the object's header.
-    @usableFromInline
-    final class Storage: ManagedBuffer<Void, World> {
-      deinit {
-        _ = withUnsafeMutablePointerToElements { $0.move() }
-      }
-    }
-
-    /// The object the world is in; a read holds it for as long as it borrows the world.
-    @usableFromInline let storage: Storage
-
-    init(_ world: World) {
-      storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
-      storage.withUnsafeMutablePointerToElements { $0.initialize(to: world) }
-    }
-
-    /// The world, in place.
-    @inlinable
-    var slot: UnsafeMutablePointer<World> { storage.withUnsafeMutablePointerToElements { $0 } }
-
-    /// A copy of the world.
-    var world: World { slot.pointee }
-  }
+  typealias WorldCell = ImmutableBox<World>
 }
 
 /// Where a read of ``Current`` borrows the world from, for as long as the reading expression

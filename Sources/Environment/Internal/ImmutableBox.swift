@@ -1,0 +1,40 @@
+/// A value in an object of its own, written once and then only read in place: copies of the
+/// box share the object, so copying one counts one reference whatever the value holds.
+///
+/// As the object goes away, its `deinit` moves the value out and releases it through the
+/// trampoline: a value may hold another box, whose value holds another, and so on (a world's
+/// `date` that wraps the previous world's `date`), and such a chain is freed one box after
+/// another, not one inside the other. The value is kept in `ManagedBuffer`'s elements, after
+/// the object's header, because a stored property is destroyed only after `deinit`.
+@usableFromInline
+struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
+  // @unchecked: the value is written once, before the object is shared, and then only read
+  // until the object goes away (`ManagedBuffer`, which holds it, is never `Sendable`).
+
+  /// The value in one allocation, after the object's header.
+  @usableFromInline
+  final class Storage: ManagedBuffer<Void, Value> {
+    deinit {
+      Trampoline.release(withUnsafeMutablePointerToElements { $0.move() })
+    }
+  }
+
+  /// The object the value is in; whoever borrows the value through ``slot`` holds it for as
+  /// long as it does.
+  @usableFromInline let storage: Storage
+
+  init(_ value: Value) {
+    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
+    storage.withUnsafeMutablePointerToElements { $0.initialize(to: value) }
+  }
+
+  /// Where the value is, valid while ``storage`` is held.
+  @inlinable
+  var slot: UnsafeMutablePointer<Value> { storage.withUnsafeMutablePointerToElements { $0 } }
+
+  /// The value, read in place.
+  @inlinable
+  var value: Value {
+    _read { yield slot.pointee }
+  }
+}
