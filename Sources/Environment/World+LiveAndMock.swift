@@ -23,10 +23,12 @@ extension World {
           date: { Date() },
           dateFollowsClock: false,
           clock: ContinuousClock(),
-          calendar: calendar,
-          locale: .autoupdatingCurrent,
-          timeZone: .autoupdatingCurrent,
-          preferredLanguages: Locale.preferredLanguages,
+          regional: Regional(
+            RegionalValues(
+              calendar: calendar,
+              locale: .autoupdatingCurrent,
+              timeZone: .autoupdatingCurrent,
+              preferredLanguages: Locale.preferredLanguages)),
           uuid: { UUID() },
           storage: .userDefaults(),
           keyed: [:],
@@ -70,10 +72,9 @@ extension World {
           date: World.date(following: clock),
           dateFollowsClock: true,
           clock: clock,
-          calendar: calendar,
-          locale: locale,
-          timeZone: utc,
-          preferredLanguages: ["en"],
+          regional: Regional(
+            RegionalValues(
+              calendar: calendar, locale: locale, timeZone: utc, preferredLanguages: ["en"])),
           uuid: { uuids.next() },
           storage: .inMemory(),
           keyed: [:],

@@ -97,9 +97,9 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    @inlinable get { fields.value.calendar }
+    @inlinable get { fields.value.regional.value.calendar }
     set {
-      update {
+      updateRegional {
         $0.calendar = newValue
         $0.calendar.timeZone = $0.timeZone
         $0.calendar.locale = $0.locale
@@ -117,9 +117,9 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    @inlinable get { fields.value.locale }
+    @inlinable get { fields.value.regional.value.locale }
     set {
-      update {
+      updateRegional {
         $0.locale = newValue
         $0.calendar.locale = newValue
       }
@@ -135,9 +135,9 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    @inlinable get { fields.value.timeZone }
+    @inlinable get { fields.value.regional.value.timeZone }
     set {
-      update {
+      updateRegional {
         $0.timeZone = newValue
         $0.calendar.timeZone = newValue
       }
@@ -156,8 +156,8 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    @inlinable get { fields.value.preferredLanguages }
-    set { update { $0.preferredLanguages = newValue } }
+    @inlinable get { fields.value.regional.value.preferredLanguages }
+    set { updateRegional { $0.preferredLanguages = newValue } }
   }
 
   /// Returns a new UUID: `UUID()` in the live world; in the mock world
@@ -196,7 +196,16 @@ public struct World: Sendable {
   mutating func update(_ change: (inout Values) -> Void) {
     var values = fields.value
     change(&values)
-    fields = Fields(values)
+    fields = Fields(consume values)
+  }
+
+  /// Replaces the fields with a copy whose regional settings are changed.
+  mutating func updateRegional(_ change: (inout RegionalValues) -> Void) {
+    update { values in
+      var regional = values.regional.value
+      change(&regional)
+      values.regional = Regional(consume regional)
+    }
   }
 }
 
@@ -215,20 +224,35 @@ extension World {
   typealias Fields = ImmutableBox<Values>
 
   /// The fields themselves.
+  ///
+  /// The regional settings, which change together (the calendar follows the locale and the
+  /// time zone), and which tests change less often than the date, the clock or the UUIDs, are
+  /// in an object of their own: copying the fields to change one of the others counts one
+  /// reference for all four.
   @usableFromInline
   struct Values: Sendable {
     @usableFromInline var date: @Sendable () -> Date
     /// Whether `date` is the mock world's, following `clock`.
     var dateFollowsClock: Bool
     @usableFromInline var clock: any Clock<Duration>
-    @usableFromInline var calendar: Calendar
-    @usableFromInline var locale: Locale
-    @usableFromInline var timeZone: TimeZone
-    @usableFromInline var preferredLanguages: [String]
+    @usableFromInline var regional: Regional
     @usableFromInline var uuid: @Sendable () -> UUID
     @usableFromInline var storage: KeyValueStore
     /// The values set for `WorldKey`s, by the key's type.
     var keyed: [ObjectIdentifier: any Sendable]
     var keyDefaults: KeyDefaults
+  }
+
+  /// The regional settings, immutable and shared between copies of the fields.
+  @usableFromInline
+  typealias Regional = ImmutableBox<RegionalValues>
+
+  /// The regional settings themselves.
+  @usableFromInline
+  struct RegionalValues: Sendable {
+    @usableFromInline var calendar: Calendar
+    @usableFromInline var locale: Locale
+    @usableFromInline var timeZone: TimeZone
+    @usableFromInline var preferredLanguages: [String]
   }
 }

@@ -226,6 +226,78 @@ import TinyTestSupport
     #expect(Current.date() != .distantFuture)
   }
 
+  // A scope borrows its world from the caller of `withWorld`; a task that outlives the scope
+  // must keep that world alive once the caller has let go of it, and free it when it is done.
+  @Test func anUnstructuredTaskKeepsItsScopesWorldAliveAfterTheCallerLetGoOfIt() async {
+    let freed = Gate()
+    let gate = Gate()
+    let (task, marker) = { () -> (Task<[String?], Never>, String) in
+      var (world, marker) = markedWorld()
+      let probe = OnDeinit { freed.open() }
+      world.uuid = { [probe] in
+        _ = probe
+        return UUID()
+      }
+      let task = withWorld(world) {
+        Task { () async -> [String?] in
+          await gate.opened()
+          return [
+            currentMarker, Current.date() == Date(timeIntervalSinceReferenceDate: 0) ? "mock" : nil,
+          ]
+        }
+      }
+      return (task, marker)
+    }()
+    // Scopes come and go meanwhile, on the slot the task's scope had, and beyond every slot.
+    for _ in 0..<3 { nested(40) { _ in } }
+    #expect(!freed.isOpen)
+    gate.open()
+    #expect(await value(of: task) == [marker, "mock"])
+    await freed.opened()  // the task let go of the scope, and the world went with it
+  }
+
+  @Test func scopesBeyondEveryPooledBoxEachSeeTheirOwnWorld() async {
+    // Deeper than the pool, so the innermost scopes make boxes of their own.
+    let seen = nested(80) { depth in currentMarker == "x-\(depth)" }
+    #expect(seen == Array(repeating: true, count: 80))
+    // Tasks created in scopes beyond the pool outlive them too.
+    let gate = Gate()
+    let tasks = nested(80) { depth in
+      Task { () async -> Bool in
+        await gate.opened()
+        return currentMarker == "x-\(depth)"
+      }
+    }
+    gate.open()
+    for task in tasks { #expect(await value(of: task)) }
+    #expect(Self.stillAnsweredInScopes())
+  }
+
+  /// Whether scopes still work after the nested ones above ended: a new scope reads its world,
+  /// and code outside every scope reads the global one.
+  private static func stillAnsweredInScopes() -> Bool {
+    let (world, marker) = markedWorld()
+    return withWorld(world) { currentMarker == marker } && currentMarker != marker
+  }
+
+  /// Enters `depth` nested scopes, the one at depth `d` (from 0) with a world marked `x-d`,
+  /// and returns what `body` returns at each depth, outermost first.
+  @discardableResult
+  private func nested<Result>(_ depth: Int, _ body: (Int) -> Result) -> [Result] {
+    func enter(_ level: Int, _ results: inout [Result]) {
+      guard level < depth else { return }
+      var world = World.mock
+      world.preferredLanguages = ["x-\(level)"]
+      withWorld(world) {
+        results.append(body(level))
+        enter(level + 1, &results)
+      }
+    }
+    var results: [Result] = []
+    enter(0, &results)
+    return results
+  }
+
   @Test func detachedTasksQueuesAndThreadsReadTheGlobalWorld() async {
     let (world, marker) = markedWorld()
     await withWorld(world) {

@@ -23,9 +23,10 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   /// long as it does.
   @usableFromInline let storage: Storage
 
-  init(_ value: Value) {
+  /// Moves `value` into a new object.
+  init(_ value: consuming Value) {
     storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
-    storage.withUnsafeMutablePointerToElements { $0.initialize(to: value) }
+    slot.initialize(to: value)
   }
 
   /// Where the value is, valid while ``storage`` is held.

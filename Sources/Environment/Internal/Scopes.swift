@@ -1,13 +1,21 @@
 /// The global world and the bookkeeping of `withWorld` scopes.
 ///
-/// **The fast path.** `liveBoxes` counts the scope boxes that some task may still see: it goes
-/// up before a box is bound to a task local and down only when the box is back in the pool
-/// (nothing else refers to it) or deallocated. A task reading `Current` inside a scope bound
-/// its box after the increment, in its own program order or, for a child task, before the
-/// child was created; the count cannot drop while the box is bound or held by an unstructured
-/// task that inherited it. So when a reader finds the count at zero, no task local anywhere
-/// holds a box, the task-local lookup would find none, and the global world is the answer.
-/// Only when some scope exists somewhere does a read pay for the task-local lookup.
+/// **Entering a scope.** A scope takes a box from one of ``ScopeClaims/slotCount`` slots,
+/// claimed with one atomic operation on `claims` and freed with another once the scope has
+/// ended (no lock); when every slot is in use, it makes a box and counts it in the same word.
+/// The box borrows the world it starts with from the caller of `withWorld`, which holds it for
+/// the whole scope; only if a task created in the scope still holds the box when the scope
+/// ends does the box keep a reference to the world of its own.
+///
+/// **The fast path.** `claims` is zero exactly when no scope box is in use: a slot is claimed
+/// before its box is bound to a task local and freed only when the box is back in it (nothing
+/// else refers to it); a box outside the slots is counted until it is back or deallocated. A
+/// task reading `Current` inside a scope bound its box after the claim, in its own program
+/// order or, for a child task, before the child was created; the claim cannot end while the box
+/// is bound or held by an unstructured task that inherited it. So when a reader finds `claims`
+/// at zero, no task local anywhere holds a box, the task-local lookup would find none, and the
+/// global world is the answer. Only when some scope exists somewhere does a read pay for the
+/// task-local lookup.
 ///
 /// **Reading in place.** A read of `Current` borrows the world where it is stored for as long
 /// as the reading expression needs it (see ``WorldRead``): inside a scope whose world was not
@@ -30,14 +38,19 @@ final class Scopes: Sendable {
   struct State: Sendable {
     /// The world outside every scope.
     @usableFromInline var global = WorldCell(World.live)
-    /// Boxes ready for reuse, so that entering a scope does not allocate.
-    var pool: [Box] = []
   }
 
   @usableFromInline let state: Locked<State>
-  /// The boxes handed out and not yet back in the pool (see the type's comment).
-  @usableFromInline let liveBoxes = Count()
-  private static let poolLimit = 32
+  /// Which slots' boxes are in use, and how many boxes outside the slots (see the type's
+  /// comment).
+  @usableFromInline let claims = ScopeClaims()
+  /// The pooled boxes, made at a slot's first claim, so that entering a scope does not
+  /// allocate.
+  ///
+  /// nonisolated(unsafe): slot `i` is read and written only by the thread that holds its claim
+  /// (bit `i` of `claims`), whose atomic claim and release order those accesses.
+  private nonisolated(unsafe) let slots = UnsafeMutablePointer<Box?>.allocate(
+    capacity: ScopeClaims.slotCount)
 
   /// Whether a read finds the innermost scope's box where the runtime keeps the binding (see
   /// ``taskLocalValueAddress(_:)``): checked once, as the instance is made, by binding a box and
@@ -46,9 +59,8 @@ final class Scopes: Sendable {
   @usableFromInline let readsInPlace: Bool
 
   private init() {
-    var initial = State()
-    initial.pool.reserveCapacity(Self.poolLimit)
-    state = Locked(initial)
+    state = Locked(State())
+    slots.initialize(repeating: nil, count: ScopeClaims.slotCount)
     let outside = Box()
     let innermost = TaskLocal(wrappedValue: outside)
     self.outside = outside
@@ -77,7 +89,7 @@ final class Scopes: Sendable {
   /// the scope replaces it.
   @inlinable @inline(__always)
   func read() -> WorldRead {
-    if liveBoxes.isZero {
+    if claims.isZero {
       return globalRead()
     }
     guard readsInPlace else {
@@ -113,7 +125,7 @@ final class Scopes: Sendable {
   /// fast path, see the type's comment), `nil` without the task-local lookup.
   private var innermostBox: Box? {
     @inline(__always) get {
-      if liveBoxes.isZero { return nil }
+      if claims.isZero { return nil }
       let box = innermost.get()
       return box === outside ? nil : box
     }
@@ -140,7 +152,7 @@ final class Scopes: Sendable {
     if let box = innermostBox {
       return box.world
     }
-    let global = state.withLock { $0.global }.value
+    let global = state.withLock { $0.global.value }  // a copy: one retain, no release
     if global.fields.value.keyDefaults == .live {
       fatalError(Self.liveModifyMessage)
     }
@@ -159,11 +171,14 @@ final class Scopes: Sendable {
   func run<Output, Failure: Error>(
     _ world: World, _ operation: () throws(Failure) -> Output
   ) throws(Failure) -> Output {
-    var box = checkOut(world)
+    let (box, slot) = checkOut(world)
     // Runs once `withValue` has returned and unbound the box, also when `operation` throws.
-    defer { checkIn(&box) }
+    defer { checkIn(box, slot: slot, world) }
     do {
-      return try innermost.withValue(box, operation: operation)
+      // Borrowed: `withValue` copies the box into the binding itself.
+      return try box._withUnsafeGuaranteedRef { box in
+        try innermost.withValue(box, operation: operation)
+      }
     } catch {
       // `withValue` rethrows untyped; only `operation`'s error can arrive here.
       throw error as! Failure
@@ -177,45 +192,67 @@ final class Scopes: Sendable {
     isolation: isolated (any Actor)?,
     _ operation: () async throws(Failure) -> Output
   ) async throws(Failure) -> Output {
-    var box = checkOut(world)
-    defer { checkIn(&box) }
+    let (box, slot) = checkOut(world)
+    defer { checkIn(box, slot: slot, world) }
     do {
-      return try await innermost.withValue(box, operation: operation, isolation: isolation)
+      return try await innermost.withValue(
+        box.takeUnretainedValue(), operation: operation, isolation: isolation)
     } catch {
       throw error as! Failure
     }
   }
 
-  /// Takes a box from the pool, or makes one, and puts `world` in it.
-  private func checkOut(_ world: World) -> Box {
-    liveBoxes.increment()
-    let reused = state.withLock { $0.pool.popLast() }
-    let box = reused ?? Box()
-    box.start(with: world)
-    return box
+  /// Claims a slot (making its box at the slot's first claim), or, with every slot in use,
+  /// makes a box; and lends the box `world`, which the caller holds until
+  /// ``checkIn(_:slot:_:)``. A box in a slot is returned unretained (the slot holds it); a box
+  /// made for the scope, retained once, for `checkIn` to release.
+  @inline(__always)
+  private func checkOut(_ world: borrowing World) -> (Unmanaged<Box>, slot: Int?) {
+    let slot = claims.claim()
+    let box: Unmanaged<Box>
+    if let slot {
+      if slots[slot] == nil { slots[slot] = Box() }
+      // The slot's reference, read as bits rather than copied: the slot holds it.
+      box = Unmanaged.fromOpaque(UnsafeRawPointer(slots + slot).load(as: UnsafeRawPointer.self))
+    } else {
+      box = Unmanaged.passRetained(Box())
+    }
+    box._withUnsafeGuaranteedRef { $0.start(borrowing: world) }
+    return (box, slot)
   }
 
-  /// Returns a box to the pool once its scope has ended, unless an unstructured task created
-  /// in the scope still holds it: then the box stays counted until it deinitializes.
-  private func checkIn(_ box: inout Box) {
-    guard isKnownUniquelyReferenced(&box) else {
-      box.countedUntilDeinit()
+  /// Ends a scope, once its box is unbound: empties the box and frees its slot, unless an
+  /// unstructured task created in the scope still holds the box. That box then keeps `world`
+  /// (which it only borrowed until now), leaves its slot and stays counted until it
+  /// deinitializes.
+  @inline(__always)
+  private func checkIn(_ box: Unmanaged<Box>, slot: Int?, _ world: borrowing World) {
+    guard let slot else {
+      var made = box.takeRetainedValue()
+      guard isKnownUniquelyReferenced(&made) else {
+        made.outlivesScope(keeping: copy world)
+        return
+      }
+      let replacement = made.empty()
+      claims.endOutside()
+      _ = replacement  // released here, outside any lock
       return
     }
-    let worlds = box.empty()
-    let pooled = box
-    state.withLock { state in
-      if state.pool.count < Self.poolLimit {
-        state.pool.append(pooled)
-      }
+    guard isKnownUniquelyReferenced(&slots[slot]) else {
+      let escaped = slots[slot].take().unsafelyUnwrapped
+      escaped.outlivesScope(keeping: copy world)
+      // Released once the count has moved, in case this is the last reference.
+      withExtendedLifetime(escaped) { claims.releaseCountingOutside(slot: slot) }
+      return
     }
-    liveBoxes.decrement()
-    _ = worlds  // released here, outside the lock
+    let replacement = box._withUnsafeGuaranteedRef { $0.empty() }
+    claims.release(slot: slot)
+    _ = replacement  // released here, outside any lock
   }
 
   /// Called by a box that outlived its scope, as it deinitializes.
   fileprivate func boxEnded() {
-    liveBoxes.decrement()
+    claims.endOutside()
   }
 }
 
@@ -224,24 +261,36 @@ extension Scopes {
   /// them is seen by all.
   ///
   /// The world the scope started with is read in place without a lock: it is set before the
-  /// box is bound to a task local and taken out after the scope has ended and nothing else
-  /// refers to the box. An assignment inside the scope stores a replacement behind the box's
-  /// lock and raises a flag; reads look behind the lock only once the flag is up. So the world
-  /// a scope starts with stays where it is until the scope ends, and each replacement until
-  /// the next assignment or the end of the scope (and, after that, for as long as a read that
-  /// holds its cell lasts).
+  /// box is bound to a task local and cleared after the scope has ended and nothing else
+  /// refers to the box. The box borrows it from the caller of `withWorld`, which holds it until
+  /// the scope ends; if a task created in the scope still holds the box then, the box keeps a
+  /// copy of its own (``outlivesScope(keeping:)``) before the caller can let go. An assignment
+  /// inside the scope stores a replacement behind the box's lock and raises a flag; reads look
+  /// behind the lock only once the flag is up. So the world a scope starts with stays where it
+  /// is until the scope ends (or the box does, if it outlives the scope), and each replacement
+  /// until the next assignment or the end of the scope (and, after that, for as long as a read
+  /// that holds its cell lasts).
   @usableFromInline
   final class Box: Sendable {
-    /// Where the world the scope started with lives, allocated once with the box.
+    /// Where the world the scope started with is, allocated once with the box: a bitwise copy
+    /// of the caller's world, which counts no reference (the caller's keeps it alive, see the
+    /// type's comment), so it is never released from here.
     ///
     /// nonisolated(unsafe): the world in it is written only while no task can reach the box
-    /// (checked out of the pool and not yet bound, or back from its scope and uniquely
-    /// referenced); read only while the box is bound, after that write.
+    /// (checked out of its slot and not yet bound); read only while the box is bound, after
+    /// that write.
     @usableFromInline nonisolated(unsafe) let initialSlot = UnsafeMutablePointer<World>
       .allocate(capacity: 1)
-    /// Whether `initialSlot` holds a world; written and read as `initialSlot`'s world is.
-    nonisolated(unsafe) private var holdsInitial = false
-    private let state = Locked<(replacement: WorldCell?, counted: Bool)>((nil, false))
+    private let state = Locked<State>(State())
+
+    private struct State: Sendable {
+      var replacement: WorldCell?
+      /// Up once the box outlived its scope: it then counts itself out of `Scopes.claims`
+      /// as it deinitializes.
+      var counted = false
+      /// The scope's first world, kept once the box outlived its scope.
+      var kept: World?
+    }
     /// Up once the scope's world has been replaced.
     @usableFromInline let replaced = Flag()
 
@@ -268,7 +317,7 @@ extension Scopes {
     }
 
     var world: World {
-      get { replacement?.value ?? initialSlot.pointee }
+      get { replacement?.value ?? initialSlot.pointee }  // a copy, counted
       set {
         let cell = WorldCell(newValue)
         let old = state.withLock { state in
@@ -279,39 +328,45 @@ extension Scopes {
       }
     }
 
-    /// Puts the scope's first world in the box (the box is not bound yet).
-    func start(with world: World) {
-      initialSlot.initialize(to: world)
-      holdsInitial = true
+    /// Lends the box the scope's first world, which the caller holds until the scope has
+    /// ended (the box is not bound yet): a bitwise copy, without a reference count.
+    @inline(__always)
+    func start(borrowing world: borrowing World) {
+      withUnsafePointer(to: world) { world in
+        UnsafeMutableRawPointer(initialSlot).copyMemory(
+          from: world, byteCount: MemoryLayout<World>.size)
+      }
     }
 
-    /// Takes the worlds out, so a pooled box keeps nothing of the user's alive.
+    /// Takes the replacement out, so a pooled box keeps nothing of the user's alive (the first
+    /// world was only borrowed, and its copy is left behind as bits).
     ///
     /// Called only while the caller holds the one reference to the box, so no assignment can
     /// race with it; a box whose world was never replaced skips the lock.
-    func empty() -> (initial: World?, replacement: WorldCell?) {
-      let initial = holdsInitial ? initialSlot.move() : nil
-      holdsInitial = false
-      guard replaced.isRaised else { return (initial, nil) }
-      let replacement = state.withLock { state in
+    @inline(__always)
+    func empty() -> WorldCell? {
+      guard replaced.isRaised else { return nil }  // never replaced: nothing to take out
+      return state.withLock { state in
         replaced.lower()
         return state.replacement.take()
       }
-      return (initial, replacement)
     }
 
-    /// Makes the box count itself out of `liveBoxes` when it deinitializes.
-    func countedUntilDeinit() {
-      state.withLock { $0.counted = true }
+    /// Keeps `world`, the scope's first world, for a box that a task still holds as its scope
+    /// ends, and makes the box count itself out of `Scopes.claims` when it deinitializes.
+    func outlivesScope(keeping world: World) {
+      state.withLock { state in
+        state.kept = world
+        state.counted = true
+      }
     }
 
     deinit {
-      if state.withLock({ $0.counted }) {
+      let (counted, kept) = state.withLock { ($0.counted, $0.kept.take()) }
+      if counted {
         Scopes.shared.boxEnded()
       }
-      if holdsInitial {
-        _ = initialSlot.move()
-      }
+      _ = kept  // released here, outside the lock
       initialSlot.deallocate()
     }
   }
