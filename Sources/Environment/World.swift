@@ -28,7 +28,8 @@ import Foundation
 /// locale with the world's.
 ///
 /// Copying a world costs one reference count: its fields live in one immutable object, and
-/// setting a field makes a new one.
+/// setting a field makes a new one (and a second for the calendar, locale, time zone and
+/// preferred languages, which share an object of their own).
 public struct World: Sendable {
   /// The fields, shared between copies; setting a field replaces the whole object.
   @usableFromInline var fields: Fields
@@ -97,7 +98,7 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    @inlinable get { fields.value.regional.value.calendar }
+    @inlinable get { fields.value.regional.values.calendar }
     set {
       updateRegional {
         $0.calendar = newValue
@@ -117,7 +118,7 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    @inlinable get { fields.value.regional.value.locale }
+    @inlinable get { fields.value.regional.values.locale }
     set {
       updateRegional {
         $0.locale = newValue
@@ -135,7 +136,7 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    @inlinable get { fields.value.regional.value.timeZone }
+    @inlinable get { fields.value.regional.values.timeZone }
     set {
       updateRegional {
         $0.timeZone = newValue
@@ -156,7 +157,7 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    @inlinable get { fields.value.regional.value.preferredLanguages }
+    @inlinable get { fields.value.regional.values.preferredLanguages }
     set { updateRegional { $0.preferredLanguages = newValue } }
   }
 
@@ -202,9 +203,9 @@ public struct World: Sendable {
   /// Replaces the fields with a copy whose regional settings are changed.
   mutating func updateRegional(_ change: (inout RegionalValues) -> Void) {
     update { values in
-      var regional = values.regional.value
+      var regional = values.regional.values
       change(&regional)
-      values.regional = Regional(consume regional)
+      values.regional = Regional(regional)
     }
   }
 }
@@ -243,9 +244,18 @@ extension World {
     var keyDefaults: KeyDefaults
   }
 
-  /// The regional settings, immutable and shared between copies of the fields.
+  /// The regional settings, immutable and shared between copies of the fields. A plain object:
+  /// its values are Foundation's, which hold nothing of the user's, so freeing it can never set
+  /// off a chain of releases (the fields, which hold the user's closures, free theirs through
+  /// the trampoline).
   @usableFromInline
-  typealias Regional = ImmutableBox<RegionalValues>
+  final class Regional: Sendable {
+    @usableFromInline let values: RegionalValues
+
+    init(_ values: RegionalValues) {
+      self.values = values
+    }
+  }
 
   /// The regional settings themselves.
   @usableFromInline

@@ -4,8 +4,12 @@
 /// As the object goes away, its `deinit` moves the value out and releases it through the
 /// trampoline: a value may hold another box, whose value holds another, and so on (a world's
 /// `date` that wraps the previous world's `date`), and such a chain is freed one box after
-/// another, not one inside the other. The value is kept in `ManagedBuffer`'s elements, after
-/// the object's header, because a stored property is destroyed only after `deinit`.
+/// another, not one inside the other. A box made `inline` releases its value in its `deinit`
+/// instead: for a value that is itself freed through the trampoline (a world, whose fields are
+/// such a box), going through it twice would only nest the second release inside the first,
+/// which queues it, at the cost of allocating the queue. The value is kept in `ManagedBuffer`'s
+/// elements, after the object's header (whether it is released inline), because a stored
+/// property is destroyed only after `deinit`.
 @usableFromInline
 struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   // @unchecked: the value is written once, before the object is shared, and then only read
@@ -13,9 +17,13 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
 
   /// The value in one allocation, after the object's header.
   @usableFromInline
-  final class Storage: ManagedBuffer<Void, Value> {
+  final class Storage: ManagedBuffer<Bool, Value> {
     deinit {
-      Trampoline.release(withUnsafeMutablePointerToElements { $0.move() })
+      if header {
+        _ = withUnsafeMutablePointerToElements { $0.move() }
+      } else {
+        Trampoline.release(withUnsafeMutablePointerToElements { $0.move() })
+      }
     }
   }
 
@@ -23,9 +31,10 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   /// long as it does.
   @usableFromInline let storage: Storage
 
-  /// Moves `value` into a new object.
-  init(_ value: consuming Value) {
-    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
+  /// Moves `value` into a new object, which releases it through the trampoline or, when
+  /// `inline` (see the type's comment), in its `deinit`.
+  init(_ value: consuming Value, inline: Bool = false) {
+    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in inline }, to: Storage.self)
     slot.initialize(to: value)
   }
 

@@ -37,7 +37,7 @@ final class Scopes: Sendable {
   @usableFromInline
   struct State: Sendable {
     /// The world outside every scope.
-    @usableFromInline var global = WorldCell(World.live)
+    @usableFromInline var global = WorldCell(World.live, inline: true)
   }
 
   @usableFromInline let state: Locked<State>
@@ -136,7 +136,7 @@ final class Scopes: Sendable {
     if let box = innermostBox {
       box.world = world
     } else {
-      let cell = WorldCell(world)
+      let cell = WorldCell(world, inline: true)
       let replaced = state.withLock { state in
         let old = state.global
         state.global = cell
@@ -319,7 +319,7 @@ extension Scopes {
     var world: World {
       get { replacement?.value ?? initialSlot.pointee }  // a copy, counted
       set {
-        let cell = WorldCell(newValue)
+        let cell = WorldCell(newValue, inline: true)
         let old = state.withLock { state in
           defer { replaced.raise() }
           return state.replacement.replace(with: cell)
@@ -373,7 +373,8 @@ extension Scopes {
 
   /// A world in an object of its own, read in place by whoever holds the object: the global
   /// world, and a scope's world after an assignment inside the scope. Immutable: assigning
-  /// makes a new cell.
+  /// makes a new cell. Made `inline`: the world's fields release theirs through the
+  /// trampoline already.
   @usableFromInline
   typealias WorldCell = ImmutableBox<World>
 }
