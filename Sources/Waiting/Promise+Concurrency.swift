@@ -53,7 +53,9 @@ extension Promise {
     @inlinable
     nonisolated(nonsending) public var value: Value {
       get async throws {
-        if let wait = try waitingID() { return try await suspendUntilResolved(wait) }
+        if !storage.isKnownFulfilled, let wait = try waitingID() {
+          return try await suspendUntilResolved(wait)
+        }
         // The slot was written before the promise was fulfilled, and never since.
         return storage.slot(of: Value.self).pointee
       }
@@ -78,7 +80,9 @@ extension Promise {
     @inlinable
     public var value: Value {
       get async throws {
-        if let wait = try waitingID() { return try await suspendUntilResolved(wait) }
+        if !storage.isKnownFulfilled, let wait = try waitingID() {
+          return try await suspendUntilResolved(wait)
+        }
         // The slot was written before the promise was fulfilled, and never since.
         return storage.slot(of: Value.self).pointee
       }

@@ -156,6 +156,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
       switch result {
       case .success(let value):
         storage.slot(of: Value.self).initialize(to: value)
+        defer { storage.markFulfilled() }
         return state.resolve(.fulfilled, stamp: nextResolutionStamp)
       case .failure(let error):
         return state.resolve(.rejected(error), stamp: nextResolutionStamp)

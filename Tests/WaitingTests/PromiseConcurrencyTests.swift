@@ -29,6 +29,22 @@ import TinyTestSupport
     }
   }
 
+  // A fulfilled promise's value is read without the lock once the promise is seen fulfilled:
+  // awaits racing fulfilments on other threads must each get the whole value (the thread
+  // sanitizer checks that the read is ordered after the write).
+  @Test func awaitsRacingFulfilmentsOnOtherThreadsReadTheWholeValue() async throws {
+    let rounds = stressVolume(full: 20_000, quick: 1_000)
+    var wrong = 0
+    for round in 0..<rounds {
+      let promise = Promise<[String]>()
+      let expected = ["round", String(round)]
+      DispatchQueue.global().async { promise.fulfill(expected) }
+      if try await promise.value != expected { wrong += 1 }
+      if try await promise.value != expected { wrong += 1 }  // now surely fulfilled
+    }
+    #expect(wrong == 0)
+  }
+
   @Test func manyTasksAwaitOnePromise() async throws {
     // Child tasks: the suite's time limit cancels them, and a cancelled `value` returns.
     let promise = Promise<Int>()

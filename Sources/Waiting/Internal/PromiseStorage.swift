@@ -1,3 +1,7 @@
+#if !canImport(Darwin)
+  import Synchronization
+#endif
+
 /// A promise's lock and state, and the slot its value is kept in.
 ///
 /// Nothing here depends on the promise's `Value`: the value's slot is untyped, and the promise
@@ -13,10 +17,17 @@ struct PromiseStorage: ~Copyable {
   /// The state, behind the promise's lock.
   @usableFromInline let state: Locked<State>
 
+  #if !canImport(Darwin)
+    /// Whether the promise is fulfilled, readable without the lock: set (releasing) with the
+    /// lock held, after the value's slot was written and the state fulfilled, so a reader that
+    /// finds it set (acquiring) may read the slot.
+    @usableFromInline let fulfilledMark = Atomic<Bool>(false)
+  #endif
+
   /// Room for one value of the promise's `Value`: initialized exactly when the state is
   /// fulfilled. It is written with the lock held, before the state says fulfilled, and never
-  /// changes after that, so whoever has seen the state fulfilled (with the lock held) may read
-  /// it without the lock.
+  /// changes after that, so whoever has seen the state fulfilled (with the lock held), or
+  /// ``isKnownFulfilled``, may read it without the lock.
   @usableFromInline let slot: UnsafeMutableRawPointer
 
   /// Storage for a pending promise of `Value`.
@@ -40,7 +51,27 @@ struct PromiseStorage: ~Copyable {
     typed.initialize(to: value)
     slot = UnsafeMutableRawPointer(typed)
     state = Locked(State(.fulfilled, stamp: nextResolutionStamp()))
+    markFulfilled()
   }
+
+  #if canImport(Darwin)
+    // Apple platforms below macOS 15 and iOS 18 have no atomics in the standard library: there
+    // `value` reads whether the promise is fulfilled from the state, under the lock.
+
+    /// Whether the promise is known to be fulfilled without taking the lock: never, here.
+    @inlinable var isKnownFulfilled: Bool { false }
+
+    /// Records that the promise is fulfilled (the state itself says it, here).
+    @inlinable func markFulfilled() {}
+  #else
+    /// Whether the promise is known to be fulfilled without taking the lock; once it is, the
+    /// value's slot may be read.
+    @inlinable var isKnownFulfilled: Bool { fulfilledMark.load(ordering: .acquiring) }
+
+    /// Records that the promise is fulfilled: called with the lock held, after the value's slot
+    /// was written and the state fulfilled.
+    @inlinable func markFulfilled() { fulfilledMark.store(true, ordering: .releasing) }
+  #endif
 
   /// The slot, typed: the promise's `Value` must be `Value`.
   @inlinable
