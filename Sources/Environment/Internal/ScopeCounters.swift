@@ -84,8 +84,8 @@ struct ScopeClaims: ~Copyable, Sendable {
   }
 }
 
-/// A flag that goes up once and is read on every access to a scope's world.
 #if canImport(Darwin)
+  /// A flag that goes up once and is read on every access to a scope's world.
   @usableFromInline
   struct Flag: ~Copyable, Sendable {
     private let value = Locked(false)
@@ -96,6 +96,7 @@ struct ScopeClaims: ~Copyable, Sendable {
 #else
   import Synchronization
 
+  /// A flag that goes up once and is read on every access to a scope's world.
   @usableFromInline
   struct Flag: ~Copyable, Sendable {
     @usableFromInline let value = Atomic(false)
