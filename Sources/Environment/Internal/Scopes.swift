@@ -261,8 +261,8 @@ extension Scopes {
   /// them is seen by all.
   ///
   /// The world the scope started with is read in place without a lock: it is set before the
-  /// box is bound to a task local and cleared after the scope has ended and nothing else
-  /// refers to the box. The box borrows it from the caller of `withWorld`, which holds it until
+  /// box is bound to a task local, and set again only once the scope has ended and nothing
+  /// else refers to the box (the next scope to take it). The box borrows it from the caller of `withWorld`, which holds it until
   /// the scope ends; if a task created in the scope still holds the box then, the box keeps a
   /// copy of its own (``outlivesScope(keeping:)``) before the caller can let go. An assignment
   /// inside the scope stores a replacement behind the box's lock and raises a flag; reads look
@@ -285,10 +285,8 @@ extension Scopes {
 
     private struct State: Sendable {
       var replacement: WorldCell?
-      /// Up once the box outlived its scope: it then counts itself out of `Scopes.claims`
-      /// as it deinitializes.
-      var counted = false
-      /// The scope's first world, kept once the box outlived its scope.
+      /// The scope's first world, kept once the box outlived its scope; the box then counts
+      /// itself out of `Scopes.claims` as it deinitializes.
       var kept: World?
     }
     /// Up once the scope's world has been replaced.
@@ -355,15 +353,12 @@ extension Scopes {
     /// Keeps `world`, the scope's first world, for a box that a task still holds as its scope
     /// ends, and makes the box count itself out of `Scopes.claims` when it deinitializes.
     func outlivesScope(keeping world: World) {
-      state.withLock { state in
-        state.kept = world
-        state.counted = true
-      }
+      state.withLock { $0.kept = world }
     }
 
     deinit {
-      let (counted, kept) = state.withLock { ($0.counted, $0.kept.take()) }
-      if counted {
+      let kept = state.withLock { $0.kept.take() }
+      if kept != nil {
         Scopes.shared.boxEnded()
       }
       _ = kept  // released here, outside the lock

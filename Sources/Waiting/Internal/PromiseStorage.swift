@@ -17,13 +17,6 @@ struct PromiseStorage: ~Copyable {
   /// The state, behind the promise's lock.
   @usableFromInline let state: Locked<State>
 
-  #if !canImport(Darwin)
-    /// Whether the promise is fulfilled, readable without the lock: set (releasing) with the
-    /// lock held, after the value's slot was written and the state fulfilled, so a reader that
-    /// finds it set (acquiring) may read the slot.
-    @usableFromInline let fulfilledMark = Atomic<Bool>(false)
-  #endif
-
   /// Room for one value of the promise's `Value`: initialized exactly when the state is
   /// fulfilled. It is written with the lock held, before the state says fulfilled, and never
   /// changes after that, so whoever has seen the state fulfilled (with the lock held), or
@@ -64,6 +57,11 @@ struct PromiseStorage: ~Copyable {
     /// Records that the promise is fulfilled (the state itself says it, here).
     @inlinable func markFulfilled() {}
   #else
+    /// Whether the promise is fulfilled, readable without the lock: set (releasing) with the
+    /// lock held, after the value's slot was written and the state fulfilled, so a reader that
+    /// finds it set (acquiring) may read the slot.
+    @usableFromInline let fulfilledMark = Atomic<Bool>(false)
+
     /// Whether the promise is known to be fulfilled without taking the lock; once it is, the
     /// value's slot may be read.
     @inlinable var isKnownFulfilled: Bool { fulfilledMark.load(ordering: .acquiring) }
