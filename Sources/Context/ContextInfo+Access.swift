@@ -20,7 +20,7 @@ extension ContextInfo {
   /// - Returns: The stored value; else the key's default; else `nil`.
   /// - Complexity: O(1) expected.
   public subscript<Value>(key: ContextKey<Value>) -> Value? {
-    @inlinable get {
+    get {
       value(for: key)
     }
     nonmutating set {

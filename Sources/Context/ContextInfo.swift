@@ -35,9 +35,9 @@ public struct ContextInfo: Sendable {
   // instructions of the whole specialized read).
 
   /// The context, when it exists.
-  @usableFromInline let storage: ContextStorage?
+  let storage: ContextStorage?
   /// The context of an object that had none when this view was made.
-  @usableFromInline let pending: PendingContext?
+  let pending: PendingContext?
 
   /// Creates an empty context, for a class to hold in a stored property.
   ///
@@ -65,7 +65,6 @@ public struct ContextInfo: Sendable {
   }
 
   /// The value stored under `key`, else the key's default.
-  @inlinable
   func value<Value>(for key: ContextKey<Value>) -> Value? {
     if let storage { return storage.value(for: key, orDefault: true) }
     guard let resolved = pending!.storage(creating: false) else { return key.defaultValue }

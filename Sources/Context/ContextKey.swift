@@ -35,7 +35,7 @@ public final class ContextKey<Value: Sendable>: Sendable {
   public let defaultValue: Value?
 
   /// The identity that stored values are filed under: unique among all keys of the process.
-  @usableFromInline let id: UInt64
+  let id: UInt64
 
   /// Creates a key without a default value: reading it where nothing is stored gives `nil`.
   ///

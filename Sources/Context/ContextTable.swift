@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// Contexts for any objects, kept beside them in a table that holds each object weakly.
 ///
@@ -162,7 +163,7 @@ public final class ContextTable: Sendable {
   /// queues them), so a chain is freed as a loop, one slot per step, on the calling thread.
   private func followUp(_ reclaimed: consuming ContextStorage?, held: [ObjectIdentifier]) {
     var context = consume reclaimed
-    Trampoline.runQueued {
+    Trampoline.run {
       _ = context.take()  // its values are queued after this, by its deinit
       Trampoline.enqueue { [self] in
         var leftovers = SideTable.Leftovers()

@@ -51,7 +51,7 @@
 public var Current: World {
   // Borrowed, not copied: `Current.date()` reads the one field it calls from where the world
   // is stored, and copying a whole world would count a reference to its fields.
-  @inlinable _read {
+  _read {
     let read = Scopes.withShared { $0.read() }
     yield read.slot.pointee
     withExtendedLifetime(read.pin) {}

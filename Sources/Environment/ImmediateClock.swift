@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// A clock whose sleeps return at once, counting the time they would have taken: for tests
 /// where only the result matters.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// A clock that stands still until a test moves it: the clock of ``World/mock``.
 ///

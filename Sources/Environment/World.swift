@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// The outside world an app reads: the date and a clock to sleep on, the calendar, the locale,
 /// the time zone, the user's languages, new UUIDs, persistent storage, and the app's own
@@ -32,7 +33,7 @@ import Foundation
 /// preferred languages, which share an object of their own).
 public struct World: Sendable {
   /// The fields, shared between copies; setting a field replaces the whole object.
-  @usableFromInline var fields: Fields
+  var fields: Fields
 
   init(_ fields: Fields) {
     self.fields = fields
@@ -52,7 +53,7 @@ public struct World: Sendable {
   ///
   /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
-    @inlinable get { fields.value.date }
+    get { fields.value.date }
     set {
       update {
         $0.date = newValue
@@ -78,7 +79,7 @@ public struct World: Sendable {
   /// another clock makes `date()` follow the new one (or stay at the reference date, for a
   /// clock whose time is real).
   public var clock: any Clock<Duration> {
-    @inlinable get { fields.value.clock }
+    get { fields.value.clock }
     set {
       update {
         $0.clock = newValue
@@ -98,7 +99,7 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    @inlinable get { fields.value.regional.values.calendar }
+    get { fields.value.regional.values.calendar }
     set {
       updateRegional {
         $0.calendar = newValue
@@ -118,7 +119,7 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    @inlinable get { fields.value.regional.values.locale }
+    get { fields.value.regional.values.locale }
     set {
       updateRegional {
         $0.locale = newValue
@@ -136,7 +137,7 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    @inlinable get { fields.value.regional.values.timeZone }
+    get { fields.value.regional.values.timeZone }
     set {
       updateRegional {
         $0.timeZone = newValue
@@ -157,7 +158,7 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    @inlinable get { fields.value.regional.values.preferredLanguages }
+    get { fields.value.regional.values.preferredLanguages }
     set { updateRegional { $0.preferredLanguages = newValue } }
   }
 
@@ -168,7 +169,7 @@ public struct World: Sendable {
   /// let id = Current.uuid()
   /// ```
   public var uuid: @Sendable () -> UUID {
-    @inlinable get { fields.value.uuid }
+    get { fields.value.uuid }
     set { update { $0.uuid = newValue } }
   }
 
@@ -180,7 +181,7 @@ public struct World: Sendable {
   /// Current.storage.value(forKey: "user")   // "ada"
   /// ```
   public var storage: KeyValueStore {
-    @inlinable get { fields.value.storage }
+    get { fields.value.storage }
     set { update { $0.storage = newValue } }
   }
 
@@ -221,7 +222,6 @@ extension World {
 
   /// The fields of a world, immutable and shared between copies: one reference to the object
   /// that holds them.
-  @usableFromInline
   typealias Fields = ImmutableBox<Values>
 
   /// The fields themselves.
@@ -230,15 +230,14 @@ extension World {
   /// time zone), and which tests change less often than the date, the clock or the UUIDs, are
   /// in an object of their own: copying the fields to change one of the others counts one
   /// reference for all four.
-  @usableFromInline
   struct Values: Sendable {
-    @usableFromInline var date: @Sendable () -> Date
+    var date: @Sendable () -> Date
     /// Whether `date` is the mock world's, following `clock`.
     var dateFollowsClock: Bool
-    @usableFromInline var clock: any Clock<Duration>
-    @usableFromInline var regional: Regional
-    @usableFromInline var uuid: @Sendable () -> UUID
-    @usableFromInline var storage: KeyValueStore
+    var clock: any Clock<Duration>
+    var regional: Regional
+    var uuid: @Sendable () -> UUID
+    var storage: KeyValueStore
     /// The values set for `WorldKey`s, by the key's type.
     var keyed: [ObjectIdentifier: any Sendable]
     var keyDefaults: KeyDefaults
@@ -248,9 +247,8 @@ extension World {
   /// its values are Foundation's, which hold nothing of the user's, so freeing it can never set
   /// off a chain of releases (the fields, which hold the user's closures, free theirs through
   /// the trampoline).
-  @usableFromInline
   final class Regional: Sendable {
-    @usableFromInline let values: RegionalValues
+    let values: RegionalValues
 
     init(_ values: RegionalValues) {
       self.values = values
@@ -258,11 +256,10 @@ extension World {
   }
 
   /// The regional settings themselves.
-  @usableFromInline
   struct RegionalValues: Sendable {
-    @usableFromInline var calendar: Calendar
-    @usableFromInline var locale: Locale
-    @usableFromInline var timeZone: TimeZone
-    @usableFromInline var preferredLanguages: [String]
+    var calendar: Calendar
+    var locale: Locale
+    var timeZone: TimeZone
+    var preferredLanguages: [String]
   }
 }

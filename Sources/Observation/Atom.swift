@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// A thread-safe value that can be read, updated atomically and watched.
 ///
 /// ```swift
@@ -28,13 +30,10 @@
 /// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
-  @usableFromInline let state: Locked<AtomState<Value>>
-  /// The key of the threads' delivery trampolines, kept here because reading it from its lazily
-  /// made global checks the global's initialization on every delivery (about 25 instructions).
-  @usableFromInline let trampolineKey = Trampoline.key
+  let state: Locked<AtomState<Value>>
   /// Whose turn it is to deliver: the state's, kept beside the lock so that a deliverer with no
   /// batch waiting ends its turn without taking the lock again.
-  @usableFromInline let deliveryTurn: DeliveryTurn
+  let deliveryTurn: DeliveryTurn
 
   /// Creates an atom holding `value`.
   ///
@@ -42,7 +41,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   public init(_ value: Value) {
     let state = AtomState(value)
     deliveryTurn = state.delivery.turn
-    self.state = Locked(state)
+    self.state = Locked(state, reentryMessage: atomReentryMessage)
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -55,7 +54,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// next change of the atom, from any thread, calls its `onChange` (see
   /// <doc:Observation#SwiftUI-and-Apples-Observation>). A read that nothing tracks costs one
   /// thread-local read more.
-  @inlinable
   public var value: Value {
     let value = state.withLock { state -> Value? in
       guard let tracking = state.tracking.map({ Unmanaged.passUnretained($0) }) else {
@@ -77,7 +75,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   }
 
   /// Makes the atom's tracking, at its first read, and reads the value, tracked.
-  @usableFromInline
   @inline(never)
   func valueAtFirstRead() -> Value {
     // Made outside the lock; when another thread's first read installed its own meanwhile,
@@ -128,7 +125,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Throws: What `body` throws; then the value is unchanged.
   /// - Complexity: O(1) plus `body`, plus a copy of the value when the body changes a
   ///   collection in place; delivering to *w* watchers is O(*w*).
-  @inlinable
   @inline(__always)
   @discardableResult
   public func update<Failure: Error>(
@@ -158,7 +154,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// ```
   ///
   /// - Parameter newValue: The new value.
-  @inlinable
   @inline(__always)
   public func set(_ newValue: Value) {
     update { $0 = newValue }
@@ -238,11 +233,10 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   ///
   /// Callers hand the batch over with `consume`: a copy would retain and release the watcher
   /// list once more per change, which with one cheap handler cost a fifth of a set.
-  @inlinable
   func deliver(_ batch: consuming Delivery<Value>) {
-    if let entry = Trampoline.enter(trampolineKey) {
+    if Trampoline.enter() {
       deliverAll(consume batch)
-      Trampoline.leave(entry)
+      Trampoline.leave()
     } else {
       let batch = consume batch
       Trampoline.enqueue { self.deliverAll(batch) }
@@ -252,7 +246,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// Delivers `batch` and every batch queued meanwhile, on this thread, now. Out of line, so
   /// that it is compiled the same way however large the code that sets the atom: inlined, its
   /// cost changed with the caller's size.
-  @inlinable
   @inline(never)
   func deliverAll(_ batch: consuming Delivery<Value>) {
     var current = batch
@@ -318,3 +311,7 @@ extension Atom where Value: Equatable {
     }
   }
 }
+
+/// What stops the program when user code that runs under an atom's lock uses that atom.
+private let atomReentryMessage: StaticString =
+  "TinyObservation: an atom was used from inside a closure that runs under its lock, the body of Atom.update(_:) or the local change of Atom.update(optimistically:commit:)"

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// Hands out one shared ``Atom`` per key, for as long as anyone holds it.
 ///
 /// Every caller that asks for the same key while the atom is held somewhere gets that very atom,

@@ -31,7 +31,7 @@
 ///   cheap and should not update its sources: such an update starts another recomputation,
 ///   after the current delivery, like a watcher that updates what it watches.
 public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
-  @usableFromInline let derivation: Derivation<Value>
+  let derivation: Derivation<Value>
 
   /// Creates a value derived from `source` by `compute`; every change is delivered.
   ///
@@ -44,7 +44,6 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   /// - Parameters:
   ///   - source: The values to derive from, any number of them.
   ///   - compute: Makes the value from the sources' values, in the order they were given.
-  @inlinable
   public convenience init<each Source: Watchable>(
     _ source: repeat each Source,
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value
@@ -52,7 +51,6 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     self.init(derivation: Derivation(repeat each source, compute: compute, isSame: nil))
   }
 
-  @usableFromInline
   init(derivation: Derivation<Value>) {
     self.derivation = derivation
   }
@@ -62,7 +60,6 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   /// A read inside `withObservationTracking` (and so inside a SwiftUI `body`) is tracked: the
   /// next recomputation that changes the value calls its `onChange` (see
   /// <doc:Observation#SwiftUI-and-Apples-Observation>).
-  @inlinable
   public var value: Value {
     derivation.storage.value
   }
@@ -116,7 +113,6 @@ extension DerivedAtom where Value: Equatable {
   /// - Parameters:
   ///   - source: The values to derive from, any number of them.
   ///   - compute: Makes the value from the sources' values, in the order they were given.
-  @inlinable
   public convenience init<each Source: Watchable>(
     _ source: repeat each Source,
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value

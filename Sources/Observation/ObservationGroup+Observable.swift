@@ -1,5 +1,6 @@
 import Dispatch
 import Observation
+import TinyInternals
 
 extension ObservationGroup {
   /// Observes a property of an `@Observable` model; while the group is active, `handler`

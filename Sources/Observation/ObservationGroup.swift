@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// Identifies one observation of an ``ObservationGroup``, to remove it with
 /// ``ObservationGroup/remove(_:)``.
 ///

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// Keeps a watch running: call ``cancel()`` or release the token to stop it.
 ///
 /// After `cancel()` returns, no callback of the watch starts; one already running on another

@@ -1,3 +1,5 @@
+import TinyInternals
+
 extension Watchable {
   /// Calls `handler` with `owner` and every later change, for as long as `owner` exists.
   ///

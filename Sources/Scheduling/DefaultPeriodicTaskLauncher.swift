@@ -1,4 +1,5 @@
 import Dispatch
+import TinyInternals
 
 /// A launcher that ticks on a grid of absolute deadlines, without drift and without a run
 /// loop.

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// A launcher for tests that ticks only when the test calls ``fire()``: time becomes a list of
 /// explicit steps.
 ///

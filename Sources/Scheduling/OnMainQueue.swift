@@ -1,4 +1,5 @@
 import Dispatch
+import TinyInternals
 
 /// Runs `work` on the main queue: at once if the caller is already on it, otherwise
 /// asynchronously, after the work queued there before it.

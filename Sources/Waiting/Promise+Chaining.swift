@@ -6,7 +6,6 @@ extension Promise {
   /// ```
   ///
   /// - Parameter result: The value or the error.
-  @inlinable
   public convenience init(result: Result<Value, any Error>) {
     switch result {
     case .success(let value): self.init(value: value)
@@ -29,7 +28,6 @@ extension Promise {
   ///
   /// - Parameter transform: Makes the new value; it may throw.
   /// - Returns: A promise that resolves when this one does.
-  @inlinable
   public func map<NewValue: Sendable>(
     _ transform: @escaping @Sendable (Value) throws -> NewValue
   ) -> Promise<NewValue> {
@@ -76,7 +74,6 @@ extension Promise {
   ///
   /// - Parameter next: Starts the next step; it may throw.
   /// - Returns: A promise that resolves when the next step does.
-  @inlinable
   public func then<NewValue: Sendable>(
     _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
   ) -> Promise<NewValue> {
@@ -127,7 +124,6 @@ extension Promise {
   ///
   /// - Parameter recovery: Makes a value from the error; it may throw.
   /// - Returns: A promise that resolves when this one does.
-  @inlinable
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
@@ -154,7 +150,6 @@ extension Promise {
   /// A promise that resolves as this one does: this very promise when it is resolved already
   /// (nothing is left to wait for, and it can never change), else a new promise that follows
   /// it, so that whoever holds the result cannot resolve this one.
-  @inlinable
   func followed() -> Promise<Value> {
     if isResolved { return self }
     let follower = Promise()

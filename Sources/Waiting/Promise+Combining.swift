@@ -1,3 +1,5 @@
+import TinyInternals
+
 extension Promise {
   /// Returns a promise for the values of all `promises`, in input order, or for the first error
   /// among them.

@@ -50,7 +50,6 @@ extension Promise {
     ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
     ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
     ///   promise (it would wait for itself forever).
-    @inlinable
     nonisolated(nonsending) public var value: Value {
       get async throws {
         if !storage.isKnownFulfilled, let wait = try waitingID() {
@@ -77,7 +76,6 @@ extension Promise {
     ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
     ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
     ///   promise (it would wait for itself forever).
-    @inlinable
     public var value: Value {
       get async throws {
         if !storage.isKnownFulfilled, let wait = try waitingID() {
@@ -97,7 +95,6 @@ extension Promise {
   /// less; throws the error of a rejected promise. It names no type that depends on `Value`, so
   /// it needs no metadata lookup. Always inlined: as a call it added about 4 ns to each `value`
   /// that took it (measured here).
-  @inlinable
   @inline(__always)
   func waitingID() throws -> (id: UInt64, resolvingTask: Int?)? {
     let (phase, id, resolvingTask) = storage.withLock { state in
@@ -113,7 +110,6 @@ extension Promise {
   /// The slow path of ``value``: suspends until the promise resolves or the task is cancelled.
   /// The wait's identifier is known before the wait is registered, so a cancellation that
   /// arrives at any moment can take the wait back.
-  @inlinable
   func suspendUntilResolved(_ wait: (id: UInt64, resolvingTask: Int?)) async throws -> Value {
     let id = wait.id
     // Awaiting from the task that runs the promise's own operation would wait for itself.
@@ -139,7 +135,6 @@ extension Promise {
 
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
-  @usableFromInline
   func cancelWaiting(_ id: UInt64) {
     guard let resume = storage.withLock({ $0.unregister(id) }) else {
       return
@@ -152,7 +147,6 @@ extension Promise {
 
 /// The current task's hash, which tells it from every other task alive now (it hashes the
 /// task's address); `nil` outside a task.
-@usableFromInline
 func currentTaskNumber() -> Int? {
   withUnsafeCurrentTask { $0?.hashValue }
 }

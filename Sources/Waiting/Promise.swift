@@ -1,4 +1,5 @@
 import Dispatch
+import TinyInternals
 
 /// A value that arrives later: pending until it is fulfilled with a value or rejected with an
 /// error, and then resolved for good.
@@ -31,14 +32,14 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   // with the lock held, before the state says fulfilled (see `PromiseStorage`).
 
   /// A registered callback (see `PromiseStorage`).
-  @usableFromInline typealias Callback = PromiseCallback
+  typealias Callback = PromiseCallback
 
   /// The state machine behind the lock.
-  @usableFromInline typealias State = PromiseState<Callback>
+  typealias State = PromiseState<Callback>
 
   /// The lock, the state (pending, fulfilled or rejected, and the callbacks waiting) and the
   /// value once fulfilled.
-  @usableFromInline let storage: PromiseStorage
+  let storage: PromiseStorage
 
   /// Creates a pending promise.
   ///
@@ -46,7 +47,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// let feed = Promise<[String]>()
   /// feed.isResolved                     // false
   /// ```
-  @inlinable
   public init() {
     storage = PromiseStorage(of: Value.self)
   }
@@ -58,7 +58,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter value: The value.
-  @inlinable
   public init(value: Value) {
     storage = PromiseStorage(fulfilledWith: value)
   }
@@ -70,7 +69,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter error: The error.
-  @inlinable
   public init(error: any Error) {
     storage = PromiseStorage(of: Value.self, rejectedWith: error)
   }
@@ -109,7 +107,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter value: The value.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved (nothing changes then).
-  @inlinable
   @discardableResult
   public func fulfill(_ value: Value) -> Bool {
     resolve(with: .success(value))
@@ -129,7 +126,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter error: The error.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
-  @inlinable
   @discardableResult
   public func reject(_ error: any Error) -> Bool {
     resolve(with: .failure(error))
@@ -148,7 +144,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameter result: The value or the error.
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
-  @inlinable
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
     let delivery = storage.withLock { state -> State.Delivery? in
@@ -175,18 +170,17 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
         index += 1
       }
     }
-    if let outermost { Trampoline.leave(outermost) }
+    if outermost { Trampoline.leave() }
     return true
   }
 
   /// Resolves the promise on behalf of a combinator (a chained step, `all`, `race`): at once
   /// when this thread is not delivering a resolution, else right after the callback being
   /// delivered returns, so that a chain resolves as a loop, not as nested calls.
-  @inlinable
   func settle(with result: Result<Value, any Error>) {
-    if let entry = Trampoline.enter() {
+    if Trampoline.enter() {
       resolve(with: result)
-      Trampoline.leave(entry)
+      Trampoline.leave()
     } else {
       Trampoline.enqueue { self.resolve(with: result) }
     }
@@ -194,7 +188,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
   /// Sends the queued callbacks registered while this thread was delivering, oldest first,
   /// until none is left; then this thread stops delivering.
-  @inlinable
   func deliverDeferred(_ result: UnsafePointer<Result<Value, any Error>>) {
     while true {
       let deferred = storage.withLock { $0.takeDeferred() }
@@ -213,7 +206,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.fulfill(7)
   /// promise.result                      // success(7)
   /// ```
-  @inlinable
   public var result: Result<Value, any Error>? {
     storage.withLock { storage.result(in: $0, of: Value.self) }
   }
@@ -224,7 +216,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Promise<Int>().isResolved           // false
   /// Promise(value: 1).isResolved        // true
   /// ```
-  @inlinable
   public var isResolved: Bool {
     storage.withLock { $0.isResolved }
   }
@@ -254,7 +245,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter callback: The function to call with the value or the error.
-  @inlinable
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
     let stored = Self.callback(callback)
     let result = storage.withLock { state -> Result<Value, any Error>? in
@@ -267,7 +257,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
   /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
   /// not a closure inside another.
-  @inlinable
   func addCallback(_ callback: @escaping @Sendable (UnsafeRawPointer) -> Void) {
     let result = storage.withLock { state -> Result<Value, any Error>? in
       if state.register(.function(callback)) == .waiting { return nil }
@@ -277,7 +266,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   }
 
   /// Runs a stored callback with the resolution at `result`.
-  @inlinable
   static func run(_ callback: Callback, with result: UnsafeRawPointer) {
     switch callback {
     case .function(let function): function(result)
@@ -286,13 +274,11 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   }
 
   /// The resolution a stored callback receives.
-  @inlinable
   static func resolution(at pointer: UnsafeRawPointer) -> Result<Value, any Error> {
     pointer.assumingMemoryBound(to: Result<Value, any Error>.self).pointee
   }
 
   /// Wraps `body` as a stored callback.
-  @inlinable
   static func callback(
     _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Callback {
@@ -321,7 +307,6 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// - Parameters:
   ///   - queue: The queue to run the callback on.
   ///   - callback: The function to call with the value or the error.
-  @inlinable
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
@@ -348,7 +333,6 @@ extension Promise where Value == Void {
   ///
   /// - Returns: `true` when this call resolved the promise, `false` when it was already
   ///   resolved.
-  @inlinable
   @discardableResult
   public func fulfill() -> Bool {
     fulfill(())

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TinyInternals
 
 extension Waiter {
   /// Waits, blocking the calling thread, until the waiter finishes or `timeout` passes; on the

@@ -1,4 +1,5 @@
 import Dispatch
+import TinyInternals
 
 /// Pauses a test, or any code, until asynchronous work says it has finished, or a timeout
 /// passes.

@@ -2,6 +2,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyEnvironment
+import TinyInternals
 
 /// The word that says which pooled scope boxes are in use and how many boxes outside the pool
 /// are: zero exactly when no box is in use, which is what lets a read of `Current` skip the

@@ -2,6 +2,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 /// A `deinit` is user code: every value and closure an atom stores is released after the atom's
 /// lock is, so a `deinit` that calls back into the same atom neither traps nor hangs.

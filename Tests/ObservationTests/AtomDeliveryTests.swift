@@ -2,6 +2,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 /// Deliveries on one thread never nest: a delivery started from inside another one runs after
 /// it, so chains of any length deliver and release in constant stack depth.

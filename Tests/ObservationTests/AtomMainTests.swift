@@ -3,6 +3,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 /// `watchOnMain`. Swift Testing runs `@MainActor` tests on the main queue (on Linux, a worker
 /// thread drains it). To make changes "elsewhere" while deliveries are still queued, a test

@@ -3,6 +3,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 @Suite(.timeLimit(suiteTimeLimit)) struct AtomTests {
   @Test func readsUpdatesAndSets() {

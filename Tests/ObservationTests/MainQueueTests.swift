@@ -3,6 +3,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 @Suite(.timeLimit(suiteTimeLimit)) struct MainQueueTests {
   @Test @MainActor func mainActorTestsRunOnTheMainQueue() {

@@ -3,6 +3,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 extension Notification.Name {
   static let testPing = Notification.Name("TinyObservationTests.ping")

@@ -3,6 +3,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable

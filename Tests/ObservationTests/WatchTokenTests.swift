@@ -2,6 +2,7 @@ import Testing
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 @Suite(.timeLimit(suiteTimeLimit)) struct WatchTokenTests {
   @Test func runsItsCancellationExactlyOnce() async {

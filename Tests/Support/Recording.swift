@@ -1,3 +1,4 @@
+import TinyInternals
 /// Records values from any thread, in the order they arrive.
 public final class Recorder<Element: Sendable>: Sendable {
   private let items = Locked<[Element]>([])

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+import TinyInternals
 
 /// The longest any helper here waits before it stops the test process: a broken test fails
 /// with a message naming the helper instead of hanging the suite. A minute, or five when the run

@@ -1,10 +1,8 @@
-// The `Duration` conversions are one file, copied byte for byte into each block that needs
-// them (CI checks the copies), so they are tested once, here, on TinyScheduling's copy.
+// The `Duration` conversions every block shares.
 
 import Testing
+import TinyInternals
 import TinyTestSupport
-
-@testable import TinyScheduling
 
 @Suite(.timeLimit(suiteTimeLimit)) struct DurationConversionsTests {
   @Test(

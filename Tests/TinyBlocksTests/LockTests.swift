@@ -1,21 +1,16 @@
-// The lock every block uses is one file, copied byte for byte into each block (CI checks the
-// copies), so its behaviour is tested once, here, on TinyObservation's copy; only the message
-// that names the block's APIs differs, and each block's message is checked.
+// The lock every block shares. Its message on re-entry names the lock's API: the shared default
+// for locks that run no user code, and the atom's own for the closures that run under it.
 
 import Dispatch
 import Testing
+import TinyInternals
+import TinyObservation
 import TinyTestSupport
-
-@testable import TinyContext
-@testable import TinyEnvironment
-@testable import TinyObservation
-@testable import TinyScheduling
-@testable import TinyWaiting
 
 @Suite(.timeLimit(suiteTimeLimit)) struct LockTests {
   @Test func countsExactlyUnderContention() {
     // While one thread holds the lock, another waits for it: contention, not re-locking.
-    let counter = TinyObservation.Locked(0)
+    let counter = Locked(0)
     DispatchQueue.concurrentPerform(iterations: 8) { _ in
       for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
     }
@@ -24,7 +19,7 @@ import TinyTestSupport
 
   @Test func returnsWhatTheBodyReturnsAndRethrowsItsTypedError() {
     struct Oops: Error, Equatable { let code: Int }
-    let locked = TinyObservation.Locked(1)
+    let locked = Locked(1)
     #expect(locked.withLock { $0 + 41 } == 42)
     #expect(throws: Oops(code: 1)) {
       try locked.withLock { (value: inout Int) throws(Oops) in throw Oops(code: value) }
@@ -33,35 +28,60 @@ import TinyTestSupport
     #expect(locked.withLock { $0 } == 1)
   }
 
-  #if os(Linux)
-    // Linux locks record their holder, so taking one again on its thread stops the program
-    // with a message naming the block; on Apple platforms `os_unfair_lock` stops the program
-    // itself, with its own message.
-    @Test(arguments: ["Context", "Environment", "Observation", "Scheduling", "Waiting"])
-    func lockingAgainFromTheHoldingThreadStopsWithTheBlocksMessage(block: String) async {
-      let result = await #expect(
-        processExitsWith: .failure, observing: [\.standardErrorContent]
-      ) { [block] in
-        switch block {
-        case "Context":
-          let locked = TinyContext.Locked(0)
-          locked.withLock { _ in locked.withLock { $0 += 1 } }
-        case "Environment":
-          let locked = TinyEnvironment.Locked(0)
-          locked.withLock { _ in locked.withLock { $0 += 1 } }
-        case "Observation":
-          let locked = TinyObservation.Locked(0)
-          locked.withLock { _ in locked.withLock { $0 += 1 } }
-        case "Scheduling":
-          let locked = TinyScheduling.Locked(0)
-          locked.withLock { _ in locked.withLock { $0 += 1 } }
-        default:
-          let locked = TinyWaiting.Locked(0)
-          locked.withLock { _ in locked.withLock { $0 += 1 } }
+  @Test func aLockHeldAcrossAnAwaitOnAnotherThreadIsNotMistakenForReentry() async {
+    // Two tasks take one lock in turn, each suspending between its turns, so each turn may run
+    // on a thread that held the lock a moment before: only the thread holding it now counts.
+    final class Shared: Sendable { let count = Locked(0) }
+    let shared = Shared()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<2 {
+        group.addTask {
+          for _ in 0..<1_000 {
+            shared.count.withLock { $0 += 1 }
+            await Task.yield()
+            shared.count.withLock { $0 += 1 }
+          }
         }
       }
+    }
+    #expect(shared.count.withLock { $0 } == 4_000)
+  }
+
+  #if os(Linux)
+    // Linux locks record their holder, so taking one again on its thread stops the program
+    // with the lock's message; on Apple platforms `os_unfair_lock` stops the program itself,
+    // with its own message.
+    @Test func lockingAgainFromTheHoldingThreadStopsWithTheDefaultMessage() async {
+      let result = await #expect(
+        processExitsWith: .failure, observing: [\.standardErrorContent]
+      ) {
+        let locked = Locked(0)
+        locked.withLock { _ in locked.withLock { $0 += 1 } }
+      }
       let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-      #expect(message.contains("Tiny\(block): "))
+      #expect(message.contains("TinyBlocks: a lock was taken again by the thread that holds it"))
+    }
+
+    @Test func lockingAgainWithAMessageOfItsOwnStopsWithThatMessage() async {
+      let result = await #expect(
+        processExitsWith: .failure, observing: [\.standardErrorContent]
+      ) {
+        let locked = Locked(0, reentryMessage: "Lock.swift test: taken again")
+        locked.withLock { _ in locked.withLock { $0 += 1 } }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("Lock.swift test: taken again"))
+    }
+
+    @Test func anAtomUsedInsideItsOwnUpdateStopsNamingTheUpdate() async {
+      let result = await #expect(
+        processExitsWith: .failure, observing: [\.standardErrorContent]
+      ) {
+        let atom = Atom(0)
+        atom.update { _ in _ = atom.value }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("TinyObservation: an atom was used from inside"))
     }
   #endif
 }

@@ -1,11 +1,9 @@
-// The trampoline is one file, copied byte for byte into each block whose work chains (CI
-// checks the copies), so it is tested once, here, on TinyWaiting's copy.
+// The trampoline every block whose work chains shares.
 
 import Foundation
 import Testing
+import TinyInternals
 import TinyTestSupport
-
-@testable import TinyWaiting
 
 @Suite(.timeLimit(suiteTimeLimit)) struct TrampolineTests {
   /// A link of a chain: releasing it releases the next one.

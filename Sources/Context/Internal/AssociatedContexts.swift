@@ -1,3 +1,5 @@
+import TinyInternals
+
 #if canImport(ObjectiveC)
   import Foundation
   import ObjectiveC

@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// One context's values behind a lock: the thin, locked shell around ``ContextValues``.
 ///
@@ -10,9 +11,8 @@ import Foundation
 /// be an object whose own context holds the next object, and so on (a chain of owners), and
 /// releasing them one inside the other would nest as deep as the chain. On the trampoline,
 /// each context's values are released after the current one's, on the same thread.
-@usableFromInline
 final class ContextStorage: Sendable {
-  @usableFromInline let values = Locked(ContextValues())
+  let values = Locked(ContextValues())
 
   init() {}
 
@@ -23,11 +23,10 @@ final class ContextStorage: Sendable {
     }
     guard taken?.count != 0 else { return }
     // The closure holds the only reference to the values: they go when it runs.
-    Trampoline.runQueued { _ = taken.take() }
+    Trampoline.run { _ = taken.take() }
   }
 
   /// The value stored under `key`, if any; else, with `orDefault`, the key's default.
-  @inlinable
   func value<Value>(for key: ContextKey<Value>, orDefault: Bool = false) -> Value? {
     let found = values.withLock { values -> (found: Bool, value: Value?) in
       guard let position = values.position(of: key.id) else { return (false, nil) }
@@ -39,7 +38,6 @@ final class ContextStorage: Sendable {
 
   /// The key's default value; out of line, so that reading a stored value needs no metadata
   /// for `Optional<Value>` (a lookup that measured a third of a read).
-  @inlinable
   @inline(never)
   static func defaultValue<Value>(of key: ContextKey<Value>) -> Value? {
     key.defaultValue

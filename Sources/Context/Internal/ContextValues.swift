@@ -9,16 +9,15 @@
 ///
 /// Operations hand back the values they replace or remove, for the caller to release once its
 /// lock is released.
-@usableFromInline
 struct ContextValues: Sendable {
   /// Up to this many typed values, a linear search finds a value; beyond, `positions` does.
-  @usableFromInline static let linearSearchLimit = 16
+  static let linearSearchLimit = 16
 
-  @usableFromInline var ids: [UInt64] = []
+  var ids: [UInt64] = []
   /// `TypedBox<Value>`es, each at the position of its key's identity in `ids`.
-  @usableFromInline var typed: [StoredValue] = []
+  var typed: [StoredValue] = []
   /// Each identity's position in `ids`; empty while there are few typed values.
-  @usableFromInline var positions: [UInt64: Int] = [:]
+  var positions: [UInt64: Int] = [:]
   private var named: [String: any Sendable] = [:]
 
   /// The number of values, typed and named.
@@ -36,7 +35,6 @@ struct ContextValues: Sendable {
   ///
   /// `mutating` though it changes nothing: the caller then reads the values in place instead
   /// of copying the arrays out of its class first (which measured four retain/release pairs).
-  @inlinable
   @inline(__always)
   mutating func value<Value: Sendable>(at position: Int, as _: Value.Type) -> Value {
     typed.withUnsafeBufferPointer { TypedBox<Value>.unwrap($0[position]) }
@@ -110,13 +108,11 @@ struct ContextValues: Sendable {
 
   /// The position of the typed value filed under `id`, if any. `mutating` for the reason
   /// given at ``value(at:as:)``.
-  @inlinable
   @inline(__always)
   mutating func position(of id: UInt64) -> Int? {
     find(id)
   }
 
-  @inlinable
   @inline(__always)
   func find(_ id: UInt64) -> Int? {
     positions.isEmpty ? ids.firstIndex(of: id) : positions[id]
@@ -165,12 +161,10 @@ func objectIdentity(of value: Any) -> ObjectIdentifier? {
 /// A typed value in its box: what a context holds for a ``ContextKey``. A class, not a
 /// protocol, so that a write can ask whether the table holds the box's only reference (asking
 /// through an existential copies the reference first).
-@usableFromInline
 class StoredValue: @unchecked Sendable {
   // @unchecked: it has no stored properties; see `TypedBox`.
 
   /// The value's identity, when it is an object.
-  @usableFromInline
   var objectIdentity: ObjectIdentifier? { nil }
 }
 
@@ -178,23 +172,20 @@ class StoredValue: @unchecked Sendable {
 /// knows the box's type from the key and takes the value out without a dynamic cast; the box
 /// keeps an existential or optional value exactly as it was stored (`ContextKey<any Sendable>`
 /// holding an `Int` reads back as that existential, not flattened).
-@usableFromInline
 final class TypedBox<Value: Sendable>: StoredValue, @unchecked Sendable {
   // @unchecked: `value` changes only under its table's lock, while the table holds the only
   // reference to the box; every other access reads it under that lock or after removing it.
-  @usableFromInline var value: Value
+  var value: Value
 
   init(_ value: Value) {
     self.value = value
   }
 
-  @usableFromInline
   override var objectIdentity: ObjectIdentifier? {
     TinyContext.objectIdentity(of: value)
   }
 
   /// The value in `stored`, a box made for a key whose value type is `Value`.
-  @inlinable
   @inline(__always)
   static func unwrap(_ stored: StoredValue) -> Value {
     // Keys are unique by identity and each key has one value type, so the box filed under a

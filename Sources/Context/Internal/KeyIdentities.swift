@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// Hands out the identities of ``ContextKey``s: 1, 2, 3, … in creation order.
 enum KeyIdentities {
   /// The last identity handed out.

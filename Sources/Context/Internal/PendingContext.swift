@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// The context of an object that had none when its ``ContextInfo`` was made: it finds the
 /// object's context in the table on each use until there is one, creates it on the first
@@ -7,7 +8,6 @@ import Foundation
 /// It holds the object weakly, so a ``ContextInfo`` never keeps its object alive. When the
 /// object is gone before a context was found, reads give nothing and the first write makes a
 /// context of its own, attached to no object (the object can no longer be asked for it).
-@usableFromInline
 final class PendingContext: Sendable {
   private struct State: @unchecked Sendable {
     // @unchecked: the owner is only loaded, under the lock, to look its context up by
@@ -26,7 +26,6 @@ final class PendingContext: Sendable {
 
   /// The object's context: found in the table, or with `creating`, created; `nil` when there
   /// is none and `creating` is false.
-  @usableFromInline
   func storage(creating: Bool) -> ContextStorage? {
     // The owner is loaded under this lock but used and released outside it, and outside the
     // table's lock: releasing what may be the last reference to it runs its `deinit`.

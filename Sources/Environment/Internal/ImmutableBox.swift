@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// A value in an object of its own, written once and then only read in place: copies of the
 /// box share the object, so copying one counts one reference whatever the value holds.
 ///
@@ -10,13 +12,11 @@
 /// which queues it, at the cost of allocating the queue. The value is kept in `ManagedBuffer`'s
 /// elements, after the object's header (whether it is released inline), because a stored
 /// property is destroyed only after `deinit`.
-@usableFromInline
 struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   // @unchecked: the value is written once, before the object is shared, and then only read
   // until the object goes away (`ManagedBuffer`, which holds it, is never `Sendable`).
 
   /// The value in one allocation, after the object's header.
-  @usableFromInline
   final class Storage: ManagedBuffer<Bool, Value> {
     deinit {
       if header {
@@ -29,7 +29,7 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
 
   /// The object the value is in; whoever borrows the value through ``slot`` holds it for as
   /// long as it does.
-  @usableFromInline let storage: Storage
+  let storage: Storage
 
   /// Moves `value` into a new object, which releases it through the trampoline or, when
   /// `inline` (see the type's comment), in its `deinit`.
@@ -39,11 +39,9 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   }
 
   /// Where the value is, valid while ``storage`` is held.
-  @inlinable
   var slot: UnsafeMutablePointer<Value> { storage.withUnsafeMutablePointerToElements { $0 } }
 
   /// The value, read in place.
-  @inlinable
   var value: Value {
     _read { yield slot.pointee }
   }

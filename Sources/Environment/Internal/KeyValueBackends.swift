@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// Where a `KeyValueStore` keeps its values. Values passed in are already normalized.
 protocol KeyValueBackend: Sendable {

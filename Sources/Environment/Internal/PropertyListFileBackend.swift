@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// The values of one user-defaults suite, in the property-list file where the platform's
 /// `UserDefaults` keeps that suite: the live store where no system daemon keeps defaults

@@ -3,6 +3,7 @@
 // iOS 18, above the package's floor), else `Locked`. Both are noncopyable structs, stored
 // inline in the object that holds them: a read is one load, with no object of its own to reach
 // first.
+import TinyInternals
 
 /// Which of the pooled scope boxes are in use, and how many boxes outside the pool are (see
 /// ``Scopes``), in one word: zero exactly when no scope box is in use anywhere, which a read of
@@ -11,7 +12,6 @@
 /// Bit `i` (below 32) is up while slot `i`'s box is checked out; it is the slot's lock, too: the
 /// thread that raised it is the only one that touches the slot until it lowers it. The upper 32
 /// bits count the boxes outside the pool that may be bound.
-@usableFromInline
 struct ScopeClaims: ~Copyable, Sendable {
   /// The number of pooled boxes.
   static var slotCount: Int { 32 }
@@ -20,7 +20,7 @@ struct ScopeClaims: ~Copyable, Sendable {
 
   #if canImport(Darwin)
     private let word = Locked<UInt64>(0)
-    @usableFromInline var isZero: Bool { word.withLock { $0 == 0 } }
+    var isZero: Bool { word.withLock { $0 == 0 } }
 
     /// Claims the lowest free slot and returns its number; when all are in use, counts one more
     /// box outside the pool and returns `nil`.
@@ -40,8 +40,8 @@ struct ScopeClaims: ~Copyable, Sendable {
       word.withLock { $0 &+= delta }
     }
   #else
-    @usableFromInline let word = Atomic<UInt64>(0)
-    @inlinable var isZero: Bool { word.load(ordering: .acquiring) == 0 }
+    let word = Atomic<UInt64>(0)
+    var isZero: Bool { word.load(ordering: .acquiring) == 0 }
 
     /// Claims the lowest free slot and returns its number; when all are in use, counts one more
     /// box outside the pool and returns `nil`.
@@ -86,10 +86,9 @@ struct ScopeClaims: ~Copyable, Sendable {
 
 #if canImport(Darwin)
   /// A flag that goes up once and is read on every access to a scope's world.
-  @usableFromInline
   struct Flag: ~Copyable, Sendable {
     private let value = Locked(false)
-    @usableFromInline var isRaised: Bool { value.withLock { $0 } }
+    var isRaised: Bool { value.withLock { $0 } }
     func raise() { value.withLock { $0 = true } }
     func lower() { value.withLock { $0 = false } }
   }
@@ -97,10 +96,9 @@ struct ScopeClaims: ~Copyable, Sendable {
   import Synchronization
 
   /// A flag that goes up once and is read on every access to a scope's world.
-  @usableFromInline
   struct Flag: ~Copyable, Sendable {
-    @usableFromInline let value = Atomic(false)
-    @inlinable var isRaised: Bool { value.load(ordering: .acquiring) }
+    let value = Atomic(false)
+    var isRaised: Bool { value.load(ordering: .acquiring) }
     func raise() { value.store(true, ordering: .releasing) }
     func lower() { value.store(false, ordering: .releasing) }
   }

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// The global world and the bookkeeping of `withWorld` scopes.
 ///
 /// **Entering a scope.** A scope takes a box from one of ``ScopeClaims/slotCount`` slots,
@@ -22,28 +24,26 @@
 /// replaced, straight from the scope's box, which stays bound for the whole read, so the read
 /// counts no reference at all; elsewhere from a ``WorldCell`` that the read holds, taken under
 /// a lock.
-@usableFromInline
 final class Scopes: Sendable {
   /// The innermost scope's box, in tasks and threads that run inside `withWorld`; `outside`
   /// elsewhere. Kept in the shared instance rather than in a static property, whose lazy
   /// initialization would be checked on every read. Not optional: the task local copies its
   /// value through the value's type, and a class reference copies with one retain where an
   /// optional one goes through the generic optional's copy (about 100 instructions per read).
-  @usableFromInline let innermost: TaskLocal<Box>
+  let innermost: TaskLocal<Box>
   /// The value of `innermost` outside every scope; never holds a world.
   let outside: Box
 
   /// What the lock guards.
-  @usableFromInline
   struct State: Sendable {
     /// The world outside every scope.
-    @usableFromInline var global = WorldCell(World.live, inline: true)
+    var global = WorldCell(World.live, inline: true)
   }
 
-  @usableFromInline let state: Locked<State>
+  let state: Locked<State>
   /// Which slots' boxes are in use, and how many boxes outside the slots (see the type's
   /// comment).
-  @usableFromInline let claims = ScopeClaims()
+  let claims = ScopeClaims()
   /// The pooled boxes, made at a slot's first claim, so that entering a scope does not
   /// allocate.
   ///
@@ -56,7 +56,7 @@ final class Scopes: Sendable {
   /// ``taskLocalValueAddress(_:)``): checked once, as the instance is made, by binding a box and
   /// looking it up. Were the runtime ever to keep bindings differently, reads would copy the box
   /// out with `TaskLocal.get()` instead.
-  @usableFromInline let readsInPlace: Bool
+  let readsInPlace: Bool
 
   private init() {
     state = Locked(State())
@@ -87,7 +87,7 @@ final class Scopes: Sendable {
   /// Inside a scope the box is found where the runtime keeps the binding, which holds it for as
   /// long as the caller stays in the scope; so is the world in it, until an assignment inside
   /// the scope replaces it.
-  @inlinable @inline(__always)
+  @inline(__always)
   func read() -> WorldRead {
     if claims.isZero {
       return globalRead()
@@ -109,14 +109,12 @@ final class Scopes: Sendable {
   /// A read of the global world, holding its cell. Inlined into the reading code, lock and all,
   /// as `Mutex.withLock` is: as a call it cost about a tenth of a read outside every scope (144
   /// instructions against 122 for `Current.date()`, measured here with callgrind).
-  @inlinable
   func globalRead() -> WorldRead {
     WorldRead(state.withLock { $0.global })
   }
 
   /// ``read()`` where bindings cannot be read in place: the box copied out with
   /// `TaskLocal.get()`.
-  @usableFromInline
   func copyingRead() -> WorldRead {
     innermostBox?.pinnedRead() ?? globalRead()
   }
@@ -270,7 +268,6 @@ extension Scopes {
   /// is until the scope ends (or the box does, if it outlives the scope), and each replacement
   /// until the next assignment or the end of the scope (and, after that, for as long as a read
   /// that holds its cell lasts).
-  @usableFromInline
   final class Box: Sendable {
     /// Where the world the scope started with is, allocated once with the box: a bitwise copy
     /// of the caller's world, which counts no reference (the caller's keeps it alive, see the
@@ -279,7 +276,7 @@ extension Scopes {
     /// nonisolated(unsafe): the world in it is written only while no task can reach the box
     /// (checked out of its slot and not yet bound); read only while the box is bound, after
     /// that write.
-    @usableFromInline nonisolated(unsafe) let initialSlot = UnsafeMutablePointer<World>
+    nonisolated(unsafe) let initialSlot = UnsafeMutablePointer<World>
       .allocate(capacity: 1)
     private let state = Locked<State>(State())
 
@@ -290,17 +287,15 @@ extension Scopes {
       var kept: World?
     }
     /// Up once the scope's world has been replaced.
-    @usableFromInline let replaced = Flag()
+    let replaced = Flag()
 
     /// The world the scope started with, in place, unless it has been replaced.
-    @inlinable
     var unreplacedWorldSlot: UnsafeMutablePointer<World>? {
       replaced.isRaised ? nil : initialSlot
     }
 
     /// A read of the scope's world that holds what the world is stored in: the replacement's
     /// cell, or the box itself while the world was never replaced.
-    @usableFromInline
     func pinnedRead() -> WorldRead {
       if let cell = replacement {
         return WorldRead(cell)
@@ -370,28 +365,24 @@ extension Scopes {
   /// world, and a scope's world after an assignment inside the scope. Immutable: assigning
   /// makes a new cell. Made `inline`: the world's fields release theirs through the
   /// trampoline already.
-  @usableFromInline
   typealias WorldCell = ImmutableBox<World>
 }
 
 /// Where a read of ``Current`` borrows the world from, for as long as the reading expression
 /// needs it, and the object that keeps the world there until then: `nil` inside a scope whose
 /// world was not replaced, where the scope's binding keeps its box, and the box its world.
-@usableFromInline
 struct WorldRead {
   /// The world, in place.
-  @usableFromInline let slot: UnsafeMutablePointer<World>
+  let slot: UnsafeMutablePointer<World>
   /// What the read holds for as long as it lasts.
-  @usableFromInline let pin: AnyObject?
+  let pin: AnyObject?
 
-  @inlinable
   init(slot: UnsafeMutablePointer<World>, pin: AnyObject?) {
     self.slot = slot
     self.pin = pin
   }
 
   /// A read of the world in `cell`, holding it.
-  @inlinable
   init(_ cell: Scopes.WorldCell) {
     self.init(slot: cell.slot, pin: cell.storage)
   }
@@ -407,7 +398,7 @@ struct WorldRead {
 /// neither. `Scopes` checks once that the lookup finds what it bound (``Scopes/readsInPlace``)
 /// and otherwise copies with `get()`; the tests check that both agree in every context a read
 /// can run in.
-@usableFromInline @_silgen_name("swift_task_localValueGet")
+@_silgen_name("swift_task_localValueGet")
 func taskLocalValueAddress(_ key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
 
 extension Optional {
@@ -423,10 +414,10 @@ extension Optional {
   extension Scopes {
     /// The one instance. (Apple platforms check a lazily made global's initialization inline,
     /// with one load.)
-    @usableFromInline static let shared = Scopes()
+    static let shared = Scopes()
 
     /// Calls `body` with the one instance.
-    @inlinable @inline(__always)
+    @inline(__always)
     static func withShared<Result, Failure: Error>(
       _ body: (Scopes) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -440,7 +431,7 @@ extension Optional {
   /// statically, so reading it is one load, where reading a lazily made global calls into the
   /// runtime to check its initialization every time (on Linux, about 10 of the 170 instructions
   /// that `Current.date()` took).
-  @usableFromInline let sharedAddress = Atomic<UInt>(0)
+  let sharedAddress = Atomic<UInt>(0)
 
   extension Scopes {
     /// The one instance.
@@ -450,7 +441,7 @@ extension Optional {
 
     /// Calls `body` with the one instance, borrowed: the global holds it for the life of the
     /// process, so no reference is counted.
-    @inlinable @inline(__always)
+    @inline(__always)
     static func withShared<Result, Failure: Error>(
       _ body: (Scopes) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -465,7 +456,7 @@ extension Optional {
     }
 
     /// The instance, made at first use; its address is published for the reads that follow.
-    @usableFromInline static var made: Scopes {
+    static var made: Scopes {
       let scopes = instance
       sharedAddress.store(
         UInt(bitPattern: Unmanaged.passUnretained(scopes).toOpaque()), ordering: .releasing)

@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// Hands out `00000000-0000-0000-0000-000000000000`, `…-000000000001`, … in order, from any
 /// thread.

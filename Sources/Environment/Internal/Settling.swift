@@ -1,4 +1,5 @@
 import Foundation
+import TinyInternals
 
 /// Runs a woken sleeper's task, and the work it sets off, until all of it is suspended or done,
 /// so that a `ManualClock` knows when a woken task has settled.

@@ -5,25 +5,21 @@
 /// The update and delivery paths are `@inlinable` (with the state they touch
 /// `@usableFromInline`) so that a client's `Atom<Int>` runs specialized code: unspecialized,
 /// the generic metadata lookups made an update cost 40 times a `Mutex` increment.
-@usableFromInline
 struct AtomState<Value: Sendable>: Sendable {
   /// The waiter of an optimistic update whose commit waits for its turn.
-  @usableFromInline
   typealias Waiter = CheckedContinuation<Void, Never>
 
   /// Values a transition took out of the state: the caller releases them after unlocking,
   /// because their `deinit`s are user code that may use the atom.
-  @usableFromInline
   struct Discarded: Sendable {
     /// The value an update replaced, or what a throwing body left behind.
-    @usableFromInline var value: Value?
+    var value: Value?
     /// The confirmed value an update under optimistic layers replaced.
-    @usableFromInline var confirmed: Value?
+    var confirmed: Value?
     /// The values the pending layers changed on the way to a recomputed visible value (see
     /// ``Layers/visible(keeping:)``); `nil` when none was recomputed.
-    @usableFromInline var intermediates: [Value]?
+    var intermediates: [Value]?
 
-    @inlinable
     init() {}
   }
 
@@ -31,25 +27,24 @@ struct AtomState<Value: Sendable>: Sendable {
 
   /// Counts the changes of the visible or the confirmed value, so a comparison made outside
   /// the lock can tell whether the value it compared is still current.
-  @usableFromInline var version: UInt64 = 0
+  var version: UInt64 = 0
   /// The visible value: the confirmed value with the pending optimistic layers applied.
-  @inlinable
   var value: Value {
     get { stored.unsafelyUnwrapped }
     _modify { yield &stored! }
   }
   /// Where ``value`` is stored. Optional only so that a deallocating atom can move the value out
   /// (``takeUserCode()``) and release it without nesting; `nil` only after that.
-  @usableFromInline var stored: Value?
+  var stored: Value?
   /// The watchers, in registration order.
-  @usableFromInline var watchers: [Watcher<Value>] = []
+  var watchers: [Watcher<Value>] = []
   /// What takes part in Apple's `Observation`, made at the first read of ``value``; `nil` until
   /// then.
-  @usableFromInline var tracking: AtomTracking?
+  var tracking: AtomTracking?
   /// Changes waiting for the thread that is delivering.
-  @usableFromInline var delivery = DeliveryQueue<Delivery<Value>>()
+  var delivery = DeliveryQueue<Delivery<Value>>()
   /// The pending optimistic layers, or `nil` when there is none.
-  @usableFromInline var layers: Layers<Value, Waiter>?
+  var layers: Layers<Value, Waiter>?
   private var nextLayerID: UInt64 = 0
 
   init(_ value: Value) {
@@ -66,7 +61,6 @@ struct AtomState<Value: Sendable>: Sendable {
   /// then must not have changed its argument. Returns the visible value and the batch the caller
   /// must deliver, if any; what the update replaced goes to `discarded`, for the caller to
   /// release after unlocking.
-  @inlinable
   @inline(__always)
   mutating func update<Failure: Error>(
     error: (any Error)? = nil, discarding discarded: inout Discarded,
@@ -90,7 +84,6 @@ struct AtomState<Value: Sendable>: Sendable {
   }
 
   /// ``update(error:discarding:_:)`` when the change must be recorded or the value copied.
-  @inlinable
   mutating func updateChanging<Failure: Error>(
     error: (any Error)?, discarding discarded: inout Discarded,
     _ body: (inout Value) throws(Failure) -> Bool
@@ -111,7 +104,6 @@ struct AtomState<Value: Sendable>: Sendable {
   }
 
   /// ``update(error:discarding:_:)`` while layers are pending.
-  @usableFromInline
   mutating func updateConfirmed<Failure: Error>(
     error: (any Error)?, discarding discarded: inout Discarded,
     _ body: (inout Value) throws(Failure) -> Bool
@@ -179,14 +171,12 @@ struct AtomState<Value: Sendable>: Sendable {
 
   /// Whether a change must be reported to Observation: a tracked read or a registration may be
   /// waiting for it.
-  @inlinable
   var isTracked: Bool {
     guard let tracking else { return false }
     return tracking.armed.isRaised
   }
 
   /// The next batch for the deliverer, once ``DeliveryTurn/finish()`` found batches waiting.
-  @inlinable
   mutating func nextBatch() -> Delivery<Value>? {
     delivery.takeWaiting()
   }
@@ -274,7 +264,6 @@ struct AtomState<Value: Sendable>: Sendable {
 
   /// Makes `new` the visible value and records the change for the watchers and for
   /// Observation, if either waits for it; otherwise the old value goes to `discarded`.
-  @inlinable
   mutating func show(
     _ new: consuming Value, error: (any Error)?, discarding discarded: inout Discarded
   ) -> (value: Value, batch: Delivery<Value>?) {

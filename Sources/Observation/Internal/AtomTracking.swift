@@ -12,14 +12,13 @@ import Observation
 /// macOS 14, iOS 17, tvOS 17, watchOS 10): one shared instance whose changes do nothing (the
 /// atom records no read there). ``AtomRegistration`` is the working subclass, and where the
 /// framework is available every atom's tracking is one, so a read calls it directly.
-@usableFromInline
 class AtomTracking: @unchecked Sendable {
   // @unchecked: every stored property, here and in the subclass, is a `Sendable` constant.
 
   /// Raised whenever Observation hashes the key path the atom registers reads under: when a
   /// tracked read records it, and when the tracking closure's registration stores it. Never
   /// raised for a read that nothing tracks.
-  @usableFromInline let armed: TrackingFlag
+  let armed: TrackingFlag
 
   init(armed: TrackingFlag) {
     self.armed = armed
@@ -39,7 +38,6 @@ class AtomTracking: @unchecked Sendable {
 
   /// Tells Observation that the value changed, when a registration may be waiting for it. Runs
   /// the registrations' `onChange` handlers, which are user code: call it outside every lock.
-  @usableFromInline
   func notifyChange() {}
 }
 
@@ -52,11 +50,10 @@ class AtomTracking: @unchecked Sendable {
 /// nothing tracks never calls into the registrar when it changes. A registration stored after
 /// that report raises the flag again, so the next change reaches it.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@usableFromInline
 final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   // @unchecked: its stored properties are `Sendable` constants (the registrar is thread-safe).
-  @usableFromInline let registrar = ObservationRegistrar()
-  @usableFromInline let keyPath: KeyPath<AtomRegistration, Int>
+  let registrar = ObservationRegistrar()
+  let keyPath: KeyPath<AtomRegistration, Int>
 
   init() {
     let armed = TrackingFlag()
@@ -73,7 +70,6 @@ final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   /// The atom calls it under its lock, before it reads the value: it calls no user code, and a
   /// tracked read raises ``AtomTracking/armed`` there, so a change stored after the read
   /// reports. Inlined into the reading code, so a read makes one call, into Observation.
-  @inlinable
   func recordRead() {
     registrar.access(self, keyPath: keyPath)
   }

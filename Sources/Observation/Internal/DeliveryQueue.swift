@@ -1,3 +1,5 @@
+import TinyInternals
+
 #if !canImport(Darwin)
   import Synchronization
 #endif
@@ -13,14 +15,12 @@
 /// deliverer takes them one at a time with ``takeWaiting()``, under the lock. So batches are
 /// delivered one at a time, in submission order, by exactly one thread at a time, and never
 /// while the lock around this state is held.
-@usableFromInline
 struct DeliveryQueue<Batch> {
-  @usableFromInline var pending = FIFO<Batch>()
+  var pending = FIFO<Batch>()
   /// Whose turn it is; the deliverer reads it without the lock, so the atom keeps a reference
   /// to it beside the lock.
-  @usableFromInline let turn = DeliveryTurn()
+  let turn = DeliveryTurn()
 
-  @inlinable
   init() {}
 
   /// Whether some thread is delivering batches.
@@ -31,7 +31,6 @@ struct DeliveryQueue<Batch> {
 
   /// Submits a batch, under the atom's lock. Returns it when the caller must deliver it now (it
   /// has become the deliverer), or `nil` when it was queued for the thread that is delivering.
-  @inlinable
   @inline(__always)
   mutating func submit(_ batch: consuming Batch) -> Batch? {
     submit(consume batch, seen: turn.load())
@@ -40,7 +39,6 @@ struct DeliveryQueue<Batch> {
   /// ``submit(_:)``, given the turn it loaded. Tests pass a turn that the deliverer has left
   /// since, to force the race between a submitter and a deliverer that finishes without the
   /// lock.
-  @inlinable
   @inline(__always)
   mutating func submit(_ batch: consuming Batch, seen current: UInt8) -> Batch? {
     if current == DeliveryTurn.waiting
@@ -60,7 +58,6 @@ struct DeliveryQueue<Batch> {
   /// Called by the deliverer, under the atom's lock, when ``DeliveryTurn/finish()`` found
   /// batches waiting: returns the first one. (Should none be there, it ends the turn and
   /// returns `nil`, so that later batches are still delivered.)
-  @inlinable
   mutating func takeWaiting() -> Batch? {
     guard let batch = pending.popFirst() else {
       turn.store(DeliveryTurn.idle)
@@ -80,28 +77,25 @@ extension DeliveryQueue: Sendable where Batch: Sendable {}
 /// from ``delivering`` to ``idle`` (``finish()``), and a submitter that queues a batch moves it
 /// from ``delivering`` to ``waiting`` with an exchange that fails if the deliverer finished
 /// first. It is a leaf: nothing is called while it is changed.
-@usableFromInline
 final class DeliveryTurn: Sendable {
   /// Nobody delivers.
-  @inlinable static var idle: UInt8 { 0 }
+  static var idle: UInt8 { 0 }
   /// A thread delivers, and no batch waits for it.
-  @inlinable static var delivering: UInt8 { 1 }
+  static var delivering: UInt8 { 1 }
   /// A thread delivers, and batches wait for it.
-  @inlinable static var waiting: UInt8 { 2 }
+  static var waiting: UInt8 { 2 }
 
   #if canImport(Darwin)
     // `Atomic` needs macOS 15: the turn takes a lock of its own there, a leaf lock that guards
     // this one byte.
-    @usableFromInline let state = Locked(DeliveryTurn.idle)
+    let state = Locked(DeliveryTurn.idle)
   #else
-    @usableFromInline let state = Atomic<UInt8>(DeliveryTurn.idle)
+    let state = Atomic<UInt8>(DeliveryTurn.idle)
   #endif
 
-  @usableFromInline
   init() {}
 
   /// The current turn.
-  @inlinable
   func load() -> UInt8 {
     #if canImport(Darwin)
       state.withLock { $0 }
@@ -111,7 +105,6 @@ final class DeliveryTurn: Sendable {
   }
 
   /// Sets the turn; only a thread holding the atom's lock calls it.
-  @inlinable
   func store(_ turn: UInt8) {
     #if canImport(Darwin)
       state.withLock { $0 = turn }
@@ -121,7 +114,6 @@ final class DeliveryTurn: Sendable {
   }
 
   /// Replaces `expected` with `new`; returns whether the turn was `expected`.
-  @inlinable
   func exchange(expected: UInt8, with new: UInt8) -> Bool {
     #if canImport(Darwin)
       state.withLock { state in
@@ -138,7 +130,6 @@ final class DeliveryTurn: Sendable {
 
   /// Ends the deliverer's turn when no batch waits; returns whether it did. Called without the
   /// atom's lock, after each batch.
-  @inlinable
   func finish() -> Bool {
     exchange(expected: DeliveryTurn.delivering, with: DeliveryTurn.idle)
   }

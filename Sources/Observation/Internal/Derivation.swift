@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// The working part of a ``DerivedAtom``: an atom holding the derived value, the computation,
 /// and the watches on the sources. The sources' watches hold it weakly, so it lives exactly as
 /// long as its derived atom.
@@ -11,19 +13,17 @@
 /// Its creation and recomputation are `@inlinable`, so that a client's derived atom runs code
 /// specialized for its value type: unspecialized, the generic metadata lookups of the atom's
 /// update and delivery cost tens of thousands of instructions per recomputation.
-@usableFromInline
 final class Derivation<Value: Sendable>: Sendable {
   /// Holds the derived value and delivers its changes.
-  @usableFromInline let storage: Atom<Value>
+  let storage: Atom<Value>
   /// Reads the sources and computes; it holds the sources.
   // nonisolated(unsafe): written only by `deinit`, when no other reference to the derivation
   // exists, so no recomputation can read it at the same time.
-  @usableFromInline nonisolated(unsafe) var read: (@Sendable () -> Value)?
-  @usableFromInline let isSame: (@Sendable (Value, Value) -> Bool)?
-  @usableFromInline let tickets = Locked(DerivationTickets())
-  @usableFromInline let sourceWatches = Locked<[WatchToken]>([])
+  nonisolated(unsafe) var read: (@Sendable () -> Value)?
+  let isSame: (@Sendable (Value, Value) -> Bool)?
+  let tickets = Locked(DerivationTickets())
+  let sourceWatches = Locked<[WatchToken]>([])
 
-  @inlinable
   init<each Source: Watchable>(
     _ source: repeat each Source,
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value,
@@ -47,7 +47,6 @@ final class Derivation<Value: Sendable>: Sendable {
   }
 
   /// Watches `source`, calling `recompute` with the error of each of its changes.
-  @inlinable
   static func watch<Source: Watchable>(
     _ source: Source, _ recompute: @escaping @Sendable ((any Error)?) -> Void
   ) -> WatchToken {
@@ -56,7 +55,6 @@ final class Derivation<Value: Sendable>: Sendable {
 
   /// Recomputes the value from the sources' current values, and delivers the change, if any,
   /// marked with `error`.
-  @inlinable
   func recompute(error: (any Error)?) {
     guard let read else { return }
     let ticket = tickets.withLock { $0.take() }
@@ -118,18 +116,15 @@ final class Derivation<Value: Sendable>: Sendable {
 }
 
 /// The tickets of a ``Derivation``'s recomputations: taken in order, and the last one shown.
-@usableFromInline
 struct DerivationTickets: Sendable {
   /// The last ticket taken; the value made at creation is ticket 0.
-  @usableFromInline var taken: UInt64 = 0
+  var taken: UInt64 = 0
   /// The ticket of the recomputation the derived value comes from.
-  @usableFromInline var shown: UInt64 = 0
+  var shown: UInt64 = 0
 
-  @inlinable
   init() {}
 
   /// Takes the next ticket.
-  @inlinable
   mutating func take() -> UInt64 {
     taken += 1
     return taken
@@ -137,7 +132,6 @@ struct DerivationTickets: Sendable {
 
   /// Decides whether the result of recomputation `ticket` may be shown, and records it when it
   /// may. `compared` is the ticket of the shown value it was compared with, if it was.
-  @inlinable
   mutating func attemptToShow(_ ticket: UInt64, compared: UInt64?) -> DerivationAttempt {
     if let compared, shown != compared {
       return shown > ticket ? .superseded : .compareAgain
@@ -149,7 +143,6 @@ struct DerivationTickets: Sendable {
 }
 
 /// What a recomputation's attempt to show its result came to.
-@usableFromInline
 enum DerivationAttempt {
   /// Shown (its change, if any, is to be delivered).
   case shown

@@ -1,30 +1,24 @@
 /// A first-in, first-out queue that keeps its storage, so a queue that fills and drains over and
 /// over stops allocating once it has grown to its largest size. A removed element is released at
 /// once.
-@usableFromInline
 struct FIFO<Element> {
-  @usableFromInline var storage: [Element?] = []
-  @usableFromInline var head = 0
+  var storage: [Element?] = []
+  var head = 0
 
-  @inlinable
   init() {}
 
   /// Whether the queue holds no element.
-  @inlinable
   var isEmpty: Bool { head == storage.count }
 
   /// The number of elements in the queue.
-  @inlinable
   var count: Int { storage.count - head }
 
   /// Adds `element` at the back.
-  @inlinable
   mutating func append(_ element: Element) {
     storage.append(element)
   }
 
   /// Removes and returns the front element, or returns `nil` when the queue is empty.
-  @inlinable
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head]
@@ -41,7 +35,6 @@ struct FIFO<Element> {
   }
 
   /// Removes every element, keeping the storage.
-  @inlinable
   mutating func removeAll() {
     storage.removeAll(keepingCapacity: true)
     head = 0

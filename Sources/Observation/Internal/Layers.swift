@@ -4,7 +4,6 @@
 /// time, oldest first: only the first layer's commit runs; the others wait, each with its
 /// `Waiter` parked here until its turn. The visible value is the confirmed value with every
 /// layer applied in order.
-@usableFromInline
 struct Layers<Value, Waiter> {
   struct Layer {
     let id: UInt64
@@ -13,7 +12,7 @@ struct Layers<Value, Waiter> {
   }
 
   /// The value without the pending layers: what the commits so far, and plain updates, made.
-  @usableFromInline private(set) var confirmed: Value
+  private(set) var confirmed: Value
   /// Counts changes of `confirmed`, so a commit can tell whether the value it sent is still
   /// current when it succeeds.
   private(set) var version: UInt64 = 0
@@ -46,7 +45,6 @@ struct Layers<Value, Waiter> {
 
   /// Replaces the confirmed value (a plain update while layers are pending) and returns the
   /// old one, for the caller to release after unlocking.
-  @usableFromInline
   mutating func setConfirmed(_ value: Value) -> Value {
     version &+= 1
     var old = value

@@ -1,4 +1,5 @@
 import Dispatch
+import TinyInternals
 
 /// Hands items to a main-actor handler in the order they were sent: at once when sent on the
 /// main queue with nothing waiting, otherwise through one main-queue block per run of items.
@@ -6,7 +7,6 @@ import Dispatch
 /// Items keep the order in which their sends took the relay's lock (a watched atom sends
 /// serially, in delivery order). Once `stopped` is raised, or after ``stop()``, no handler call
 /// starts.
-@usableFromInline
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
   private let stopped: Flag
@@ -19,7 +19,6 @@ final class MainRelay<Item: Sendable>: Sendable {
   }
 
   /// Sends an item to the handler.
-  @usableFromInline
   func send(_ item: Item) {
     perform(enqueue(item, onMainQueue: MainQueue.isCurrent))
   }

@@ -1,3 +1,5 @@
+import TinyInternals
+
 #if !canImport(Darwin)
   import Synchronization
 #endif
@@ -5,14 +7,12 @@
 #if canImport(Darwin)
   /// A flag raised and lowered from any thread; each access takes the flag's lock (`Atomic`
   /// needs macOS 15). It is a leaf lock: nothing is called while it is held.
-  @usableFromInline
   final class TrackingFlag: Sendable {
-    @usableFromInline let raised = Locked(false)
+    let raised = Locked(false)
 
     init() {}
 
     /// Whether the flag is up.
-    @inlinable
     var isRaised: Bool {
       raised.withLock { $0 }
     }
@@ -32,14 +32,12 @@
   }
 #else
   /// A flag raised and lowered from any thread; reading it is a single atomic load.
-  @usableFromInline
   final class TrackingFlag: Sendable {
-    @usableFromInline let raised = Atomic<Bool>(false)
+    let raised = Atomic<Bool>(false)
 
     init() {}
 
     /// Whether the flag is up.
-    @inlinable
     var isRaised: Bool {
       raised.load(ordering: .acquiring)
     }

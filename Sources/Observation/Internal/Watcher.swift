@@ -1,10 +1,9 @@
 /// One watch of an atom: its handler, and the flag its token raises to stop it.
-@usableFromInline
 final class Watcher<Value: Sendable>: Sendable {
   /// Raised by the watch's token; no delivery starts once it is up.
-  @usableFromInline let stopped = Flag()
+  let stopped = Flag()
   /// Receives the changes: the handler itself, or a hand-over to the main-queue relay.
-  @usableFromInline let receive: @Sendable (AtomChange<Value>) -> Void
+  let receive: @Sendable (AtomChange<Value>) -> Void
   /// The relay of a main-queue watcher.
   private let relay: MainRelay<AtomChange<Value>>?
 
@@ -22,7 +21,6 @@ final class Watcher<Value: Sendable>: Sendable {
   }
 
   /// Hands a change to the handler, unless the watch was stopped.
-  @inlinable
   func deliver(_ change: AtomChange<Value>) {
     guard !stopped.isRaised else { return }
     receive(change)
@@ -50,16 +48,14 @@ final class Watcher<Value: Sendable>: Sendable {
 
 /// A change, the watchers it goes to (those registered when it took effect), and the atom's
 /// Observation tracking when a tracked read or registration may be waiting for it.
-@usableFromInline
 struct Delivery<Value: Sendable>: Sendable {
-  @usableFromInline let change: AtomChange<Value>
-  @usableFromInline let recipients: [Watcher<Value>]
+  let change: AtomChange<Value>
+  let recipients: [Watcher<Value>]
   /// Unretained, so a change nobody tracks copies no reference more: the atom holds its
   /// tracking for as long as it lives, and a batch is sent only by its live atom (one that is
   /// deallocated releases its pending batches unsent).
-  @usableFromInline let tracking: Unmanaged<AtomTracking>?
+  let tracking: Unmanaged<AtomTracking>?
 
-  @inlinable
   init(
     change: AtomChange<Value>, recipients: [Watcher<Value>],
     tracking: Unmanaged<AtomTracking>? = nil
@@ -73,7 +69,6 @@ struct Delivery<Value: Sendable>: Sendable {
   ///
   /// Reporting after the watchers means that an `onChange` handler that reads a derived atom
   /// sees it recomputed (its recomputation is a watcher of this atom).
-  @inlinable
   func send() {
     // `recipients` keeps every watcher alive while `self` exists (it is a `let`), so the loop
     // borrows each one instead of retaining and releasing it around its call: the retains and

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// What a step of a limiter's state machine asks for: an action to run now, on the calling
 /// thread, a command for the launcher, and the actions it dropped without running them.
 struct LimiterStep<Action: Sendable>: Sendable {

@@ -1,27 +1,26 @@
 /// Callbacks in registration order, each with its identifier, keeping the first one inline: a
 /// promise usually has one callback (the next step of a chain, or one awaiting task), and then
 /// it needs no array, so registering it allocates nothing.
-@usableFromInline
 struct CallbackList<Callback>: Sequence {
   /// A callback and the identifier it was registered under.
-  @usableFromInline typealias Entry = (id: UInt64, callback: Callback)
+  typealias Entry = (id: UInt64, callback: Callback)
 
   /// The oldest entry; `nil` only when the list is empty.
-  @usableFromInline var first: Entry?
+  var first: Entry?
   /// The entries after the first, oldest first.
-  @usableFromInline var rest: [Entry] = []
+  var rest: [Entry] = []
 
   /// An empty list.
-  @inlinable init() {}
+  init() {}
 
   /// Whether the list holds no callback.
-  @inlinable var isEmpty: Bool { first == nil }
+  var isEmpty: Bool { first == nil }
 
   /// The number of callbacks.
-  @inlinable var count: Int { first == nil ? 0 : 1 + rest.count }
+  var count: Int { first == nil ? 0 : 1 + rest.count }
 
   /// Adds `entry` after every entry already in the list.
-  @inlinable mutating func append(_ entry: Entry) {
+  mutating func append(_ entry: Entry) {
     if first == nil { first = entry } else { rest.append(entry) }
   }
 
@@ -29,7 +28,7 @@ struct CallbackList<Callback>: Sequence {
   ///
   /// - Returns: The entry's position (0 for the oldest) and its callback, or `nil` when no
   ///   entry has that identifier.
-  @inlinable mutating func remove(id: UInt64) -> (position: Int, callback: Callback)? {
+  mutating func remove(id: UInt64) -> (position: Int, callback: Callback)? {
     guard let head = first else { return nil }
     if head.id == id {
       first = rest.isEmpty ? nil : rest.removeFirst()
@@ -40,23 +39,21 @@ struct CallbackList<Callback>: Sequence {
   }
 
   /// The entries, oldest first.
-  @inlinable func makeIterator() -> Iterator {
+  func makeIterator() -> Iterator {
     Iterator(first: first, rest: rest.makeIterator())
   }
 
   /// Iterates over the entries, oldest first.
-  @usableFromInline
   struct Iterator: IteratorProtocol {
-    @usableFromInline var first: Entry?
-    @usableFromInline var rest: IndexingIterator<[Entry]>
+    var first: Entry?
+    var rest: IndexingIterator<[Entry]>
 
-    @inlinable
     init(first: Entry?, rest: IndexingIterator<[Entry]>) {
       self.first = first
       self.rest = rest
     }
 
-    @inlinable mutating func next() -> Entry? {
+    mutating func next() -> Entry? {
       if let entry = first {
         first = nil
         return entry

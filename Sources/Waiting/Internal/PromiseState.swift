@@ -14,30 +14,27 @@
 /// while it has some left, or the first thread that registers one on the resolved promise. A
 /// queued callback registered meanwhile waits in line, and the deliverer takes it with
 /// ``takeDeferred()`` before it stops delivering.
-@usableFromInline
 struct PromiseState<Callback> {
   /// Pending, fulfilled (the value is the promise's), or rejected with an error.
-  @usableFromInline
   enum Phase: Sendable {
     case pending
     case fulfilled
     case rejected(any Error)
 
     /// Whether this is `.pending`.
-    @inlinable var isPending: Bool {
+    var isPending: Bool {
       if case .pending = self { return true }
       return false
     }
 
     /// Whether this is `.rejected`.
-    @inlinable var isRejected: Bool {
+    var isRejected: Bool {
       if case .rejected = self { return true }
       return false
     }
   }
 
   /// What a registration leads to.
-  @usableFromInline
   enum Registration: Equatable, Sendable {
     /// The promise is pending: the callback waits for the resolution.
     case waiting
@@ -52,15 +49,13 @@ struct PromiseState<Callback> {
   }
 
   /// The callbacks a resolution hands out, oldest first.
-  @usableFromInline
   struct Delivery {
     /// The callbacks, oldest first.
-    @usableFromInline var callbacks: CallbackList<Callback>
+    var callbacks: CallbackList<Callback>
     /// The position of the last queued callback in `callbacks`, or `nil` when there is none:
     /// once it is sent, call ``takeDeferred()`` until it returns nothing.
-    @usableFromInline var lastQueued: Int?
+    var lastQueued: Int?
 
-    @inlinable
     init(callbacks: CallbackList<Callback>, lastQueued: Int?) {
       self.callbacks = callbacks
       self.lastQueued = lastQueued
@@ -68,44 +63,43 @@ struct PromiseState<Callback> {
   }
 
   /// Where the promise stands.
-  @usableFromInline var phase: Phase
+  var phase: Phase
   /// When the promise was resolved, as a number from a process-wide counter taken while the
   /// lock is held: a resolution that happened before another has the smaller stamp. 0 while
   /// pending.
-  @usableFromInline var stamp: UInt64
+  var stamp: UInt64
   /// Callbacks registered while pending, oldest first, each with the identifier it was given;
   /// once resolved, queued callbacks registered while another thread delivers.
-  @usableFromInline var waiting = CallbackList<Callback>()
+  var waiting = CallbackList<Callback>()
   /// The position of the last queued callback in `waiting` while pending; -1 for none (a
   /// plain integer keeps the state cheap to copy).
-  @usableFromInline var lastQueued = -1
+  var lastQueued = -1
   /// Whether a thread is delivering queued callbacks of the resolved promise.
-  @usableFromInline var isDelivering = false
+  var isDelivering = false
   /// The identifier the next registration gets.
-  @usableFromInline var nextID: UInt64 = 0
+  var nextID: UInt64 = 0
   /// The task running the operation of `Promise.init(operation:)` that resolves the promise
   /// (a number that tells it from every other live task), once that operation has started.
-  @usableFromInline var resolvingTask: Int?
+  var resolvingTask: Int?
 
   /// A state in `phase`: pending by default. A resolved state needs its resolution's stamp.
-  @inlinable
   init(_ phase: Phase = .pending, stamp: UInt64 = 0) {
     self.phase = phase
     self.stamp = stamp
   }
 
   /// Whether the state is fulfilled or rejected.
-  @inlinable var isResolved: Bool { !phase.isPending }
+  var isResolved: Bool { !phase.isPending }
 
   /// Whether the state is fulfilled.
-  @inlinable var isFulfilled: Bool {
+  var isFulfilled: Bool {
     if case .fulfilled = phase { return true }
     return false
   }
 
   /// The number of callbacks waiting for the resolution (or, once resolved, in line to be
   /// delivered).
-  @inlinable var waitingCount: Int { waiting.count }
+  var waitingCount: Int { waiting.count }
 
   /// Resolves the state unless it is resolved already.
   ///
@@ -114,7 +108,6 @@ struct PromiseState<Callback> {
   ///   - stamp: Takes the resolution's stamp; called only when the state changes.
   /// - Returns: The callbacks to run, oldest first, or `nil` when the state was already
   ///   resolved (the first resolution wins, and this one changes nothing).
-  @inlinable
   mutating func resolve(_ resolution: Phase, stamp: () -> UInt64) -> Delivery? {
     guard !isResolved, !resolution.isPending else { return nil }
     phase = resolution
@@ -128,7 +121,6 @@ struct PromiseState<Callback> {
 
   /// Returns a fresh identifier for ``register(_:id:queued:)``, so a caller can know it before
   /// registering (to take the callback back from another thread).
-  @inlinable
   mutating func makeID() -> UInt64 {
     defer { nextID += 1 }
     return nextID
@@ -143,7 +135,6 @@ struct PromiseState<Callback> {
   ///     after every queued callback registered before it.
   /// - Returns: Whether the callback waits, must run now, must be sent now by this thread (which
   ///   then delivers), or waits in line for the thread that delivers.
-  @inlinable
   mutating func register(
     _ callback: Callback, id: UInt64? = nil, queued: Bool = false
   ) -> Registration {
@@ -163,7 +154,6 @@ struct PromiseState<Callback> {
 
   /// Hands the delivering thread the queued callbacks registered while it delivered, oldest
   /// first; when there are none, it stops delivering.
-  @inlinable
   mutating func takeDeferred() -> CallbackList<Callback> {
     if waiting.isEmpty { isDelivering = false }
     defer { waiting = CallbackList() }
@@ -174,7 +164,6 @@ struct PromiseState<Callback> {
   ///
   /// - Returns: The callback, or `nil` when it is no longer waiting (it was handed out by
   ///   ``resolve(_:stamp:)`` or removed already).
-  @inlinable
   mutating func unregister(_ id: UInt64) -> Callback? {
     guard !isResolved, let (index, callback) = waiting.remove(id: id) else { return nil }
     // Removing the last queued callback leaves its predecessor as the point after which
@@ -185,7 +174,6 @@ struct PromiseState<Callback> {
 
   /// Takes out every waiting callback (a pending promise is going away), so they can be
   /// released after unlocking.
-  @inlinable
   mutating func takeAllWaiting() -> CallbackList<Callback> {
     lastQueued = -1
     defer { waiting = CallbackList() }

@@ -1,3 +1,5 @@
+import TinyInternals
+
 #if !canImport(Darwin)
   import Synchronization
 #endif
@@ -9,36 +11,32 @@
 /// specialized for a `Value`, and there a stored property of a type generic over `Value` would be
 /// destroyed through that type's metadata, looked up in the runtime's cache on every free; this
 /// type's layout and code are static.
-@usableFromInline
 struct PromiseStorage: ~Copyable {
   /// The state's type: concrete, so its metadata and code are static.
-  @usableFromInline typealias State = PromiseState<PromiseCallback>
+  typealias State = PromiseState<PromiseCallback>
 
   /// The state, behind the promise's lock.
-  @usableFromInline let state: Locked<State>
+  let state: Locked<State>
 
   /// Room for one value of the promise's `Value`: initialized exactly when the state is
   /// fulfilled. It is written with the lock held, before the state says fulfilled, and never
   /// changes after that, so whoever has seen the state fulfilled (with the lock held), or
   /// ``isKnownFulfilled``, may read it without the lock.
-  @usableFromInline let slot: UnsafeMutableRawPointer
+  let slot: UnsafeMutableRawPointer
 
   /// Storage for a pending promise of `Value`.
-  @inlinable
   init<Value>(of _: Value.Type) {
     state = Locked(State())
     slot = UnsafeMutableRawPointer(UnsafeMutablePointer<Value>.allocate(capacity: 1))
   }
 
   /// Storage for a promise of `Value` rejected with `error`, resolved now.
-  @inlinable
   init<Value>(of _: Value.Type, rejectedWith error: any Error) {
     state = Locked(State(.rejected(error), stamp: nextResolutionStamp()))
     slot = UnsafeMutableRawPointer(UnsafeMutablePointer<Value>.allocate(capacity: 1))
   }
 
   /// Storage for a promise fulfilled with `value`, resolved now.
-  @inlinable
   init<Value>(fulfilledWith value: consuming Value) {
     let typed = UnsafeMutablePointer<Value>.allocate(capacity: 1)
     typed.initialize(to: value)
@@ -52,27 +50,26 @@ struct PromiseStorage: ~Copyable {
     // `value` reads whether the promise is fulfilled from the state, under the lock.
 
     /// Whether the promise is known to be fulfilled without taking the lock: never, here.
-    @inlinable var isKnownFulfilled: Bool { false }
+    var isKnownFulfilled: Bool { false }
 
     /// Records that the promise is fulfilled (the state itself says it, here).
-    @inlinable func markFulfilled() {}
+    func markFulfilled() {}
   #else
     /// Whether the promise is fulfilled, readable without the lock: set (releasing) with the
     /// lock held, after the value's slot was written and the state fulfilled, so a reader that
     /// finds it set (acquiring) may read the slot.
-    @usableFromInline let fulfilledMark = Atomic<Bool>(false)
+    let fulfilledMark = Atomic<Bool>(false)
 
     /// Whether the promise is known to be fulfilled without taking the lock; once it is, the
     /// value's slot may be read.
-    @inlinable var isKnownFulfilled: Bool { fulfilledMark.load(ordering: .acquiring) }
+    var isKnownFulfilled: Bool { fulfilledMark.load(ordering: .acquiring) }
 
     /// Records that the promise is fulfilled: called with the lock held, after the value's slot
     /// was written and the state fulfilled.
-    @inlinable func markFulfilled() { fulfilledMark.store(true, ordering: .releasing) }
+    func markFulfilled() { fulfilledMark.store(true, ordering: .releasing) }
   #endif
 
   /// The slot, typed: the promise's `Value` must be `Value`.
-  @inlinable
   func slot<Value>(of _: Value.Type) -> UnsafeMutablePointer<Value> {
     slot.assumingMemoryBound(to: Value.self)
   }
@@ -118,7 +115,6 @@ struct PromiseStorage: ~Copyable {
   }
 
   /// Runs `body` with the lock held and returns what it returns.
-  @inlinable
   func withLock<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
@@ -126,7 +122,6 @@ struct PromiseStorage: ~Copyable {
   }
 
   /// The resolution in `state`, read with the lock held: `nil` while pending.
-  @inlinable
   func result<Value>(in state: State, of _: Value.Type) -> Result<Value, any Error>? {
     switch state.phase {
     case .pending: nil
@@ -138,7 +133,6 @@ struct PromiseStorage: ~Copyable {
 
 /// What a promise keeps while pending for each interested party; its type does not depend on
 /// `Value`.
-@usableFromInline
 enum PromiseCallback: Sendable {
   /// A function that receives a pointer to the `Result<Value, any Error>` the promise is
   /// resolved with.
@@ -150,22 +144,19 @@ enum PromiseCallback: Sendable {
 
 /// The `UnsafeContinuation<Value, any Error>` of a task awaiting a promise, with its type
 /// erased (the continuation is one pointer; the promise knows `Value` and restores it).
-@usableFromInline
 struct SuspendedTask: @unchecked Sendable {
   // Safe: a continuation may be resumed from any thread, and this one is resumed exactly once,
   // by whoever takes it out of the promise's state with the lock held.
 
   /// The continuation's bits.
-  @usableFromInline let continuation: UnsafeRawPointer
+  let continuation: UnsafeRawPointer
 
   /// Keeps `continuation`.
-  @inlinable
   init<Value>(_ continuation: UnsafeContinuation<Value, any Error>) {
     self.continuation = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
   }
 
   /// Resumes the task with the resolution at `result`, a `Result<Value, any Error>`.
-  @inlinable
   func resume<Value: Sendable>(_: Value.Type, with result: UnsafeRawPointer) {
     unsafeBitCast(continuation, to: UnsafeContinuation<Value, any Error>.self)
       .resume(with: result.assumingMemoryBound(to: Result<Value, any Error>.self).pointee)

@@ -3,6 +3,7 @@ import Foundation
 import TinyTestSupport
 
 @testable import TinyObservation
+import TinyInternals
 
 /// The identity of the calling thread (call it from synchronous code).
 func currentThread() -> ObjectIdentifier {

@@ -1,7 +1,3 @@
-// Copied, byte for byte, into the `Internal/` folder of every block that asks whether code runs
-// on the main queue; `.ci/shared-files` checks the copies. Edit `Sources/Shared/MainQueue.swift`
-// only.
-
 import Dispatch
 
 /// Knows whether the current code runs on the main queue, by a queue-specific key.
@@ -10,7 +6,7 @@ import Dispatch
 /// thread (Swift Testing runs `@MainActor` tests that way), and main-actor code runs there. A
 /// serial queue that targets the main queue counts as the main queue, and so does plain code on
 /// the main thread (libdispatch makes the main queue current there).
-enum MainQueue {
+package enum MainQueue {
   private static let key = DispatchSpecificKey<Bool>()
 
   /// Sets the key on the main queue, once (a global's lazy initialization is thread-safe).
@@ -20,7 +16,7 @@ enum MainQueue {
   }()
 
   /// Whether the caller runs on the main queue.
-  static var isCurrent: Bool {
+  package static var isCurrent: Bool {
     marked && DispatchQueue.getSpecific(key: key) == true
   }
 }

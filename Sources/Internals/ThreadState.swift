@@ -1,0 +1,55 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// What each thread keeps for TinyBlocks, made on the thread's first use and freed when the
+/// thread ends: the trampoline's queue, and a number that names the thread.
+package struct ThreadState {
+  /// Whether the thread is running trampolined work.
+  var isRunningTrampoline = false
+  /// Trampolined work waiting on this thread, first in, first out.
+  var pending: [() -> Void] = []
+
+  /// The calling thread's state.
+  static var current: UnsafeMutablePointer<ThreadState> {
+    if let state = pthread_getspecific(threadStateKey) {
+      return state.assumingMemoryBound(to: ThreadState.self)
+    }
+    let state = UnsafeMutablePointer<ThreadState>.allocate(capacity: 1)
+    state.initialize(to: ThreadState())
+    pthread_setspecific(threadStateKey, state)
+    return state
+  }
+
+  /// A number that names the calling thread while it runs, never 0: the address of its state.
+  ///
+  /// A function call every time, unlike `pthread_self()`, which the C library declares `const`:
+  /// the optimizer may reuse one call's result after an `await`, when the task may have moved
+  /// to another thread.
+  @usableFromInline
+  package static var number: UInt {
+    UInt(bitPattern: current)
+  }
+}
+
+/// The key under which each thread keeps its ``ThreadState``.
+private let threadStateKey: pthread_key_t = {
+  var key = pthread_key_t()
+  let created = pthread_key_create(&key) { pointer in
+    #if canImport(Darwin)
+      let state = pointer.assumingMemoryBound(to: ThreadState.self)
+    #else
+      guard let state = pointer?.assumingMemoryBound(to: ThreadState.self) else { return }
+    #endif
+    state.deinitialize(count: 1)
+    state.deallocate()
+  }
+  guard created == 0 else { fatalError("TinyBlocks: pthread_key_create failed (\(created))") }
+  return key
+}()

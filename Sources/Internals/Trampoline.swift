@@ -1,0 +1,77 @@
+/// Runs work that would otherwise nest as deep as the user's data — resolving a chain of
+/// promises, delivering through a chain of derived values, releasing a chain of objects — as a
+/// loop on the calling thread.
+///
+/// The thread that enters first runs its work at once, then, before it leaves, every piece of
+/// work queued on this thread meanwhile, first in, first out. Work handed over while the thread
+/// is already running trampolined work is only queued, and runs after the current piece
+/// returns. So the stack holds one level of trampolined work however long the chain: a chain of
+/// a million steps runs on a 512 KB stack.
+///
+/// ```swift
+/// if Trampoline.enter() {
+///   deliver(batch)
+///   Trampoline.leave()
+/// } else {
+///   Trampoline.enqueue { deliver(batch) }
+/// }
+/// ```
+package enum Trampoline {
+  /// Makes the calling thread the runner of trampolined work and returns `true` (then run your
+  /// work and call ``leave()``), or returns `false` when the thread already is (then
+  /// ``enqueue(_:)`` the work instead).
+  package static func enter() -> Bool {
+    let state = ThreadState.current
+    guard !state.pointee.isRunningTrampoline else { return false }
+    state.pointee.isRunningTrampoline = true
+    return true
+  }
+
+  /// Runs every piece of work queued on this thread, including work queued meanwhile, then
+  /// stops being the thread's runner. Call it once after ``enter()`` returned `true`.
+  package static func leave() {
+    let state = ThreadState.current
+    while !state.pointee.pending.isEmpty {
+      let batch = state.pointee.pending
+      state.pointee.pending = []
+      for work in batch { work() }
+    }
+    state.pointee.isRunningTrampoline = false
+  }
+
+  /// Queues `work` to run on this thread after the current piece of trampolined work. Call it
+  /// only when ``enter()`` returned `false`.
+  package static func enqueue(_ work: @escaping () -> Void) {
+    ThreadState.current.pointee.pending.append(work)
+  }
+
+  /// Runs `work` now, and the work it queues after it, or queues it when this thread is already
+  /// running trampolined work.
+  package static func run(_ work: @escaping () -> Void) {
+    if enter() {
+      work()
+      leave()
+    } else {
+      enqueue(work)
+    }
+  }
+
+  /// Releases `value` without nesting: when this thread is already running trampolined work,
+  /// the release waits for its turn in the queue, so the `deinit`s it sets off (which may
+  /// release the next link of a chain, and so on) run one after another, not inside each other.
+  ///
+  /// Hand over the last reference: a temporary, or a variable with `consume`.
+  package static func release<Value>(_ value: consuming Value) {
+    if enter() {
+      destroy(value)
+      leave()
+    } else {
+      enqueue { [value = consume value] in _ = value }
+    }
+  }
+
+  /// Destroys `value` inside this call. Not inlined, so that an optimized build cannot end the
+  /// value's lifetime before ``enter()``, where the `deinit`s it sets off would nest again.
+  @inline(never)
+  private static func destroy<Value>(_ value: consuming Value) {}
+}

@@ -1,5 +1,0 @@
-/// The message that stops the program when a thread takes a lock of this module that it already
-/// holds. No closure of a user's runs under these locks, so it means a bug in TinyScheduling.
-let lockTakenAgainMessage =
-  "TinyScheduling: a lock was taken again by the thread that holds it (a bug in TinyScheduling: "
-  + "no user code runs under its locks)"
