@@ -8,25 +8,33 @@
 
 Every `.swift` file under Sources/ except Sources/Tour is read, strings and comments masked
 out, and each code line in a branch of `#if` that Linux compiles is offered to the operators
-below. A mutant replaces one or a few adjacent lines; it is named by its file, its original
-lines and its mutated lines (what .ci/mutations/equivalent.txt keys on).
+(OPERATORS below lists them). A mutant replaces one or a few adjacent lines; it is named by its
+file, its original lines and its mutated lines (what .ci/mutations/equivalent.txt keys on).
+Lines in Apple-only branches are not mutated: the tests run on Linux, where they do not compile.
+
+The operators err on the side of mutants that compile: they skip operator declarations,
+same-type constraints, generic angle brackets (a relational operator needs a space on both
+sides), force unwraps, `try!` and `as!` (a removed `!` must be a prefix), a deletion that would
+leave a value-returning body empty or a stored property uninitialized, a swap of two
+statements that cannot change anything (no calls, neither touching what the other writes), and
+bodies of functions that return a value (early return). A mutant that does not compile anyway
+is dropped by .ci/mutate.
 
 The sample is drawn per block, with a random generator seeded by the seed and the block's name,
 from the block's candidates in the order of their path, line and column. It depends on the seed
-and on the text of the sources only: not on the order of files on disk, nor on Python's hash
-seed. When the sources change, the sample changes with them. Each block's candidates are
+and on the text of the sources only (and this file's operators): not on the order of files on
+disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each block's candidates are
 shuffled once, and the sample takes the first ones, so a larger count extends a smaller one.
 """
 
 import argparse
 import random
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 # The blocks in the manifest's order, then the shared internal target. A block's folder is
-# Sources/<block>; Internals is Sources/Internals, whose mutants run every test target.
+# Sources/<block>; Internals is Sources/Internals (.ci/mutate says which tests its mutants run).
 BLOCKS = ["Sequence", "Context", "Observation", "Waiting", "Scheduling", "Environment", "Internals"]
 
 OPERATORS = {
@@ -58,8 +66,10 @@ class Mutant:
 
     @property
     def key(self):
-        """What names the mutant across runs: its file, original and mutated lines, stripped."""
-        return (self.path, tuple(l.strip() for l in self.old), tuple(l.strip() for l in self.new))
+        """What names the mutant across runs: its file, its original lines and its mutated
+        lines, stripped (a deleted line leaves none)."""
+        new = tuple(l.strip() for l in self.new if l.strip())
+        return (self.path, tuple(l.strip() for l in self.old), new)
 
     def apply(self, text):
         """The file's text with the mutant applied; checks the old lines are still there."""
@@ -430,16 +440,20 @@ def file_mutants(block, path, text):
 
     def initializes_stored_property(i):
         """Whether line i, in an initializer, sets a stored property that has no default value
-        (without the line, the initializer would not compile)."""
+        (without the line, the initializer would not compile). The property is declared
+        beside the initializer, at its indentation: the nearest such declaration counts."""
         o = opener[i]
         if o is None or not re.match(r"((\w+ )*)init\b|(\w+ )*init[?!]?\(", code[o]):
             return False
         m = re.match(r"(?:self\.)?([\w$]+) = ", code[i])
         if not m:
             return False
-        for other in code:
-            name = re.escape(m.group(1))
-            d = re.match(r"(?:@\w+ )*(?:\w+ )*(let|var) " + name + r"\b(.*)", other)
+        name = re.escape(m.group(1))
+        declaration = re.compile(r"(?:@\w+ )*(?:\w+ )*(let|var) " + name + r"\b(.*)")
+        siblings = sorted((j for j in range(len(code)) if indent[j] == indent[o]),
+                          key=lambda j: abs(j - o))
+        for j in siblings:
+            d = declaration.match(code[j])
             if d:
                 return d.group(1) == "let" or not re.search(r" = |\?$", d.group(2))
         return False
