@@ -1,0 +1,571 @@
+#!/usr/bin/env python3
+"""Proposes mutants of the library's sources and draws a reproducible sample of them.
+
+.ci/mutate --generate uses this file; run alone, it prints a sample without building anything:
+
+    python3 .ci/mutate-generate.py --seed S --count N [--block B ...]   the sample
+    python3 .ci/mutate-generate.py --stats        how many candidates per block and operator
+
+Every `.swift` file under Sources/ except Sources/Tour is read, strings and comments masked
+out, and each code line in a branch of `#if` that Linux compiles is offered to the operators
+(OPERATORS below lists them). A mutant replaces one or a few adjacent lines; it is named by its
+file, its original lines and its mutated lines (what .ci/mutations/equivalent.txt keys on).
+Lines in Apple-only branches are not mutated: the tests run on Linux, where they do not compile.
+
+The operators err on the side of mutants that compile: they skip operator declarations,
+same-type constraints, generic angle brackets (a relational operator needs a space on both
+sides), force unwraps, `try!` and `as!` (a removed `!` must be a prefix), a deletion that would
+leave a value-returning body empty or a stored property uninitialized, a swap of two
+statements that cannot change anything (no calls, neither touching what the other writes), and
+bodies of functions that return a value (early return). A mutant that does not compile anyway
+is dropped by .ci/mutate.
+
+The sample is drawn per block, with a random generator seeded by the seed and the block's name,
+from the block's candidates in the order of their path, line and column. It depends on the seed
+and on the text of the sources only (and this file's operators): not on the order of files on
+disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each block's candidates are
+shuffled once, and the sample takes the first ones, so a larger count extends a smaller one.
+"""
+
+import argparse
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The blocks in the manifest's order, then the shared internal target. A block's folder is
+# Sources/<block>; Internals is Sources/Internals (.ci/mutate says which tests its mutants run).
+BLOCKS = ["Sequence", "Context", "Observation", "Waiting", "Scheduling", "Environment", "Internals"]
+
+OPERATORS = {
+    "relational": "`<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=`",
+    "logical": "`&&` <-> `||`",
+    "boolean": "`true` <-> `false`",
+    "not": "a logical `!` removed",
+    "plus-minus-one": "`+ 1` <-> `- 1`, `+= 1` <-> `-= 1`",
+    "range": "`..<` <-> `...`",
+    "zero-one": "`0` <-> `1` beside a comparison",
+    "delete": "one statement deleted (a call, an assignment, a `defer`)",
+    "swap": "two adjacent one-line statements swapped",
+    "early-return": "`return;` before the first statement of a Void function",
+    "ordering": "a memory ordering weakened to `.relaxed`",
+    "cancellation": "a `try Task.checkCancellation()` removed",
+}
+
+
+@dataclass
+class Mutant:
+    block: str
+    path: str  # relative to the repository, with forward slashes
+    line: int  # 1-based number of the first replaced line
+    column: int  # where in the line the change is, for a stable order
+    operator: str
+    old: list  # the replaced lines, as in the file
+    new: list  # the lines put in their place (as many as `old`, so line numbers stay)
+    index: int = field(default=-1)  # position in the sample, set by `sample`
+
+    @property
+    def key(self):
+        """What names the mutant across runs: its file, its original lines and its mutated
+        lines, stripped (a deleted line leaves none)."""
+        new = tuple(l.strip() for l in self.new if l.strip())
+        return (self.path, tuple(l.strip() for l in self.old), new)
+
+    def apply(self, text):
+        """The file's text with the mutant applied; checks the old lines are still there."""
+        lines = text.split("\n")
+        start = self.line - 1
+        if lines[start : start + len(self.old)] != self.old:
+            raise ValueError(f"{self.path}:{self.line} does not hold the mutant's original lines")
+        lines[start : start + len(self.old)] = self.new
+        return "\n".join(lines)
+
+    def diff(self):
+        out = [f"--- {self.path}:{self.line}  ({self.operator})"]
+        out += ["- " + l.strip() for l in self.old]
+        out += ["+ " + l.strip() for l in self.new if l.strip()] or ["+ (deleted)"]
+        return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading Swift: which characters are code.
+
+MASK = "\x01"  # stands for a character of a string or a comment; never matches an operator
+
+
+def mask_code(text):
+    """The text with every character of a comment or a string literal replaced by MASK.
+
+    Handles `//` and nested `/* */` comments, "..." and \"\"\"...\"\"\" strings, raw strings
+    (#"..."#) and interpolations (masked with their string). Newlines are kept.
+    """
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(MASK * (end - i))
+            i = end
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(_masked(text[i:j]))
+            i = j
+        elif c == '"' or (c == "#" and re.match(r'#+"', text[i:])):
+            j = _string_end(text, i)
+            out.append(_masked(text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _masked(s):
+    return "".join("\n" if ch == "\n" else MASK for ch in s)
+
+
+def _string_end(text, i):
+    """The index just past the string literal that starts at i (with its # delimiters)."""
+    hashes = 0
+    while text[i + hashes] == "#":
+        hashes += 1
+    j = i + hashes
+    multi = text.startswith('"""', j)
+    quote = '"""' if multi else '"'
+    j += len(quote)
+    escape = "\\" + "#" * hashes
+    close = quote + "#" * hashes
+    n = len(text)
+    while j < n:
+        if text.startswith(escape + "(", j):  # an interpolation: skip to its closing paren
+            j = _interpolation_end(text, j + len(escape) + 1)
+        elif text.startswith(escape, j):
+            j += len(escape) + 1
+        elif text.startswith(close, j):
+            return j + len(close)
+        elif text[j] == "\n" and not multi:
+            return j  # unterminated; give up on this line
+        else:
+            j += 1
+    return n
+
+
+def _interpolation_end(text, j):
+    depth, n = 1, len(text)
+    while j < n and depth:
+        c = text[j]
+        if c == '"' or (c == "#" and re.match(r'#+"', text[j:])):
+            j = _string_end(text, j)
+            continue
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        j += 1
+    return j
+
+
+# ---------------------------------------------------------------------------------------------
+# Conditional compilation: only branches that Linux compiles are mutated.
+
+TRUE_IMPORTS = {"Glibc", "Synchronization", "Foundation", "Dispatch", "FoundationEssentials"}
+SWIFT_VERSION = (6, 3)
+
+
+def eval_condition(cond):
+    """True or False for the conditions this repository uses on Linux; None when unsure."""
+    def version(v):
+        return tuple(int(x) for x in v.split("."))
+
+    expr = cond
+    expr = re.sub(r"canImport\((\w+)\)", lambda m: str(m.group(1) in TRUE_IMPORTS), expr)
+    expr = re.sub(r"os\((\w+)\)", lambda m: str(m.group(1) == "Linux"), expr)
+    expr = re.sub(r"(compiler|swift)\(>=\s*([\d.]+)\)",
+                  lambda m: str(SWIFT_VERSION >= version(m.group(2))), expr)
+    expr = re.sub(r"(compiler|swift)\(<\s*([\d.]+)\)",
+                  lambda m: str(SWIFT_VERSION < version(m.group(2))), expr)
+    expr = expr.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+    if not re.fullmatch(r"[\sTrueFalsenotandor()]*", expr):
+        return None
+    try:
+        return bool(eval(expr, {"__builtins__": {}}))
+    except Exception:
+        return None
+
+
+def active_lines(masked_lines):
+    """For each line, whether Linux compiles it (directive lines themselves are not code)."""
+    active = []
+    stack = []  # per #if: (parent active, a branch was taken, this branch active)
+    for line in masked_lines:
+        s = line.strip()
+        parent = all(frame[2] for frame in stack)
+        m = re.match(r"#(if|elseif)\b(.*)", s)
+        if m and m.group(1) == "if":
+            value = eval_condition(m.group(2).strip())
+            stack.append([parent, value is True, value is True])
+            active.append(False)
+        elif m:  # elseif
+            frame = stack[-1]
+            value = eval_condition(m.group(2).strip())
+            frame[2] = not frame[1] and value is True
+            frame[1] = frame[1] or value is not False  # unsure: take no later branch either
+            active.append(False)
+        elif s.startswith("#else"):
+            frame = stack[-1]
+            frame[2] = not frame[1]
+            frame[1] = True
+            active.append(False)
+        elif s.startswith("#endif"):
+            stack.pop()
+            active.append(False)
+        else:
+            active.append(all(frame[2] for frame in stack))
+    return active
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements.
+
+KEYWORD_START = re.compile(
+    r"(let|var|if|guard|for|while|switch|case|default|return|throw|break|continue|func|init|"
+    r"deinit|subscript|struct|class|actor|enum|extension|protocol|import|typealias|else|catch|do|"
+    r"repeat|fallthrough|static|private|fileprivate|internal|public|package|open|final|lazy|"
+    r"weak|unowned|mutating|nonmutating|override|convenience|required|nonisolated|"
+    r"associatedtype|precedencegroup|operator|get|set|willSet|didSet|yield|consume|_modify)\b"
+)
+ASSIGNMENT = re.compile(r"^[\w$.\[\]()?!]+ (=|\+=|-=|\*=|/=|&=|\|=|\^=|<<=|>>=|&\+=|&-=) ")
+CALL = re.compile(r"^(try |try\? |await |try await )*[\w$.?!]+(\(.*| ?\{.*)[)}]$")
+ENDS_CONTINUED = re.compile(r"(=|\(|\[|,|&&|\|\||[-+*/<>?:]|\bin|\bthrows|\bawait|\btry)$")
+STARTS_CONTINUED = re.compile(r"^(\.|&&|\|\||[-+*/?:=]|\?\?|else\b|catch\b)")
+
+
+def balanced(code):
+    depth = 0
+    for c in code:
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def statement_kind(code):
+    """'defer', 'assign', 'call' or 'let' for a complete one-line statement, else None."""
+    if not code or not balanced(code):
+        return None
+    if code.startswith("defer {") and code.endswith("}"):
+        return "defer"
+    if re.match(r"(let|var) [\w$]+( *:[^=]+)? = ", code):
+        return "let"
+    if KEYWORD_START.match(code) or code[0] in "}{@#.":
+        return None
+    if ASSIGNMENT.match(code):
+        return "assign"
+    if CALL.match(code):
+        return "call"
+    return None
+
+
+def pointless_swap(first, second):
+    """Whether swapping two statements cannot change anything, or cannot compile.
+
+    True when the second uses the name the first declares (it would not compile), or when
+    neither calls or subscripts anything and neither reads or writes what the other writes:
+    `a = b` and `c = d` in either order do the same.
+    """
+    def target(code):
+        m = re.match(r"(?:(?:let|var) )?(?:self\.)?([\w$]+)", code)
+        return m.group(1) if m else None
+
+    def names(code):
+        return set(re.findall(r"(?<![\w$.])[\w$]+", code))
+
+    declared = re.match(r"(?:let|var) ([\w$]+)", first)
+    if declared and declared.group(1) in names(second):
+        return True
+    calls = re.compile(r"[\w$?!)\]]\(|[\w$)] ?\{")  # a call, a subscript or a trailing closure
+    if calls.search(first) or calls.search(second) or "[" in first or "[" in second:
+        return False
+    a, b = target(first), target(second)
+    rest_a, rest_b = first.split("=", 1)[-1], second.split("=", 1)[-1]
+    return a != b and a not in names(rest_b) and b not in names(rest_a)
+
+
+def block_openers(masked_lines):
+    """For each line, the line number (0-based) of the `{` line that encloses it, or None."""
+    enclosing, stack = [], []
+    for i, line in enumerate(masked_lines):
+        enclosing.append(stack[-1] if stack else None)
+        for c in line:
+            if c == "{":
+                stack.append(i)
+            elif c == "}" and stack:
+                stack.pop()
+    return enclosing
+
+
+def function_bodies(code):
+    """(signature, first body line) for each function and deinit whose body opens at a line's end.
+
+    `code` holds the masked, stripped code lines ("" for none). A signature runs from `func`
+    to the first `{` outside its parentheses; one without a body (a protocol's requirement)
+    ends where its parentheses close and the next line does not continue it.
+    """
+    found = []
+    i = 0
+    while i < len(code):
+        if not (re.match(r"((@\w+(\([^)]*\))? )*(\w+ )*)func ", code[i]) or code[i] == "deinit {"):
+            i += 1
+            continue
+        signature, depth, j = "", 0, i
+        while j < len(code):
+            for k, ch in enumerate(code[j]):
+                depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+                if ch == "{" and depth == 0:
+                    if code[j][k + 1 :].strip() == "":
+                        found.append((signature + " " + code[j][: k + 1], j + 1))
+                    break
+            else:
+                signature += " " + code[j]
+                following = next((c for c in code[j + 1 :] if c), "")
+                if depth == 0 and not re.match(r"(->|where|throws|rethrows|async|\{)", following):
+                    break  # no body
+                j += 1
+                continue
+            break
+        i = j + 1
+    return found
+
+
+def returns_void(signature):
+    """Whether a function signature (from `func` to its `{`) returns nothing."""
+    depth, i = 0, 0
+    while i < len(signature):
+        c = signature[i]
+        if c in "([<":
+            depth += 1
+        elif c in ")]>" and not signature.startswith("->", i - 1):
+            depth -= 1
+        elif signature.startswith("->", i) and depth == 0:
+            result = signature[i + 2 :].split("where")[0].strip().rstrip("{").strip()
+            return result in ("Void", "()")
+        i += 1
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# The operators.
+
+RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+ORDERINGS = r"\.(acquiring|releasing|acquiringAndReleasing|sequentiallyConsistent)\b"
+
+
+def token_mutants(code, line):
+    """(operator, column, new line) for each change of one token in a code line."""
+    out = []
+
+    def swap(m, replacement, op, group=0):
+        start, end = m.span(group)
+        out.append((op, start, line[:start] + replacement + line[end:]))
+
+    is_operator_decl = re.search(r"\bfunc\s*[^\w\s(]", code)
+    in_where_clause = re.search(r"\bwhere\b", code) and not re.search(r"\b(case|for|catch)\b", code)
+    if not is_operator_decl:
+        for m in re.finditer(r"(?<=[\w)\]?!] )(<|<=|>|>=|==|!=)(?= )", code):
+            if in_where_clause and m.group(1) in ("==", "!="):
+                continue
+            swap(m, RELATIONAL[m.group(1)], "relational")
+        for m in re.finditer(r"(?<= )(&&|\|\|)(?= )", code):
+            swap(m, "||" if m.group(1) == "&&" else "&&", "logical")
+        for m in re.finditer(r"(?<=[\w)\]] )([+-]=?) 1(?![\w.])", code):
+            flipped = {"+": "-", "-": "+", "+=": "-=", "-=": "+="}[m.group(1)]
+            swap(m, flipped, "plus-minus-one", 1)
+        after = r"(?=$|[),\]:;]| \{| \?| else\b| &&| \|\|)"  # the literal is a whole operand
+        for m in re.finditer(r"(?<= )(<|<=|>|>=|==|!=) ([01])" + after, code):
+            swap(m, "1" if m.group(2) == "0" else "0", "zero-one", 2)
+        for m in re.finditer(r"(?<![\w.$])([01]) (<|<=|>|>=|==|!=)(?= )", code):
+            swap(m, "1" if m.group(1) == "0" else "0", "zero-one", 1)
+    for m in re.finditer(r"(?<![\w.$])(true|false)(?![\w$])", code):
+        swap(m, "false" if m.group(1) == "true" else "true", "boolean")
+    for m in re.finditer(r"(?:(?<=^)|(?<=[\s(\[,:]))!(?=[\w($])", code):
+        swap(m, "", "not")
+    for m in re.finditer(r"(?<=[\w)\]])\.\.<(?=[\w(])", code):
+        swap(m, "...", "range")
+    for m in re.finditer(r"(?<=[\w)\]])\.\.\.(?=[\w(])", code):
+        swap(m, "..<", "range")
+    for m in re.finditer(r"(?<=rdering: )" + ORDERINGS, code):
+        swap(m, ".relaxed", "ordering")
+    return out
+
+
+def file_mutants(block, path, text):
+    lines = text.split("\n")
+    masked = mask_code(text).split("\n")
+    active = active_lines(masked)
+    opener = block_openers(masked)
+    code = [m.strip() if active[i] else "" for i, m in enumerate(masked)]
+    code = [c if c.replace(MASK, "").strip() else "" for c in code]  # comment-only lines
+    indent = [len(l) - len(l.lstrip()) for l in lines]
+    out = []
+
+    def add(i, col, op, old, new):
+        out.append(Mutant(block, path, i + 1, col, op, old, new))
+
+    def previous_code(i):
+        j = i - 1
+        while j >= 0 and not code[j]:
+            j -= 1
+        return code[j].rstrip(MASK).rstrip() if j >= 0 else ""
+
+    def next_code(i):
+        j = i + 1
+        while j < len(code) and not code[j]:
+            j += 1
+        return code[j] if j < len(code) else ""
+
+    def whole_statement(i):
+        """The kind of line i when it is a whole statement on its own, else None."""
+        c = code[i].rstrip(MASK).rstrip()
+        if not c or c.startswith("import ") or ENDS_CONTINUED.search(c):
+            return None
+        if ENDS_CONTINUED.search(previous_code(i)) or STARTS_CONTINUED.match(next_code(i)):
+            return None
+        return statement_kind(c)
+
+    def initializes_stored_property(i):
+        """Whether line i, in an initializer, sets a stored property that has no default value
+        (without the line, the initializer would not compile). The property is declared
+        beside the initializer, at its indentation: the nearest such declaration counts."""
+        o = opener[i]
+        if o is None or not re.match(r"((\w+ )*)init\b|(\w+ )*init[?!]?\(", code[o]):
+            return False
+        m = re.match(r"(?:self\.)?([\w$]+) = ", code[i])
+        if not m:
+            return False
+        name = re.escape(m.group(1))
+        declaration = re.compile(r"(?:@\w+ )*(?:\w+ )*(let|var) " + name + r"\b(.*)")
+        siblings = sorted((j for j in range(len(code)) if indent[j] == indent[o]),
+                          key=lambda j: abs(j - o))
+        for j in siblings:
+            d = declaration.match(code[j])
+            if d:
+                return d.group(1) == "let" or not re.search(r" = |\?$", d.group(2))
+        return False
+
+    def sole_statement_of_value_block(i):
+        """Whether line i is all a block holds whose value may be used: a function returning a
+        value, a computed property, a closure (deleting a call there would not compile)."""
+        o = opener[i]
+        if o is None or previous_code(i) != code[o] or not next_code(i).startswith("}"):
+            return False
+        return "->" in code[o] or re.search(r"\b(var|let|get)\b|\bin$|= .*\{$|\breturn\b", code[o])
+
+    for i, line in enumerate(lines):
+        c = code[i]
+        if not c:
+            continue
+        base = line[: indent[i]]
+        for op, col, new in token_mutants(masked[i], line):
+            add(i, col, op, [line], [new])
+
+        kind = whole_statement(i)
+        if kind == "assign" and initializes_stored_property(i):
+            kind = None
+        if kind in ("defer", "assign") or (kind == "call" and not sole_statement_of_value_block(i)):
+            op = "cancellation" if c.startswith("try Task.checkCancellation()") else "delete"
+            add(i, indent[i], op, [line], [""])
+        if c.startswith("defer {") and c.endswith("{"):  # a defer block over several lines
+            end = i + 1
+            while end < len(lines) and not (indent[end] == indent[i] and code[end].startswith("}")):
+                end += 1
+            if end < len(lines) and code[end] == "}" and end - i <= 8:
+                add(i, indent[i], "delete", lines[i : end + 1], [""] * (end + 1 - i))
+
+        j = i + 1
+        if j < len(lines) and code[j] and indent[j] == indent[i] and code[i] != code[j]:
+            first, second = whole_statement(i), whole_statement(j)
+            if (first and second and "defer" not in (first, second)
+                    and not code[j].startswith("return") and not sole_statement_of_value_block(j)
+                    and not pointless_swap(code[i], code[j])):
+                swapped = [base + lines[j].strip(), base + lines[i].strip()]
+                add(i, indent[i], "swap", [lines[i], lines[j]], swapped)
+
+    # Early return: `return;` put before the first statement of a Void function's body.
+    for signature, body in function_bodies(code):
+        while body < len(code) and not code[body]:
+            body += 1
+        first = code[body] if body < len(code) else "}"
+        if returns_void(signature) and active[body] and not first.startswith(("}", "#", "return")):
+            old = lines[body]
+            new = old[: indent[body]] + "return; " + old.strip()
+            add(body, indent[body], "early-return", [old], [new])
+
+    # One mutant per change: two operators proposing the same lines keep the first.
+    seen, unique = set(), []
+    for m in sorted(out, key=lambda m: (m.line, m.column, m.operator, m.new)):
+        k = (m.line, tuple(m.new))
+        if k not in seen and m.old != m.new:
+            seen.add(k)
+            unique.append(m)
+    return unique
+
+
+def candidates(root, block):
+    folder = root / "Sources" / block
+    result = []
+    for path in sorted(folder.rglob("*.swift"), key=lambda p: p.relative_to(root).as_posix()):
+        rel = path.relative_to(root).as_posix()
+        result += file_mutants(block, rel, path.read_text())
+    return result
+
+
+def quotas(count, blocks):
+    """An equal share of `count` for each block; the remainder to the first blocks in order."""
+    share, rest = divmod(count, len(blocks))
+    return {b: share + (1 if i < rest else 0) for i, b in enumerate(blocks)}
+
+
+def sample(root, seed, count, blocks):
+    """The sample: each block's quota, from its candidates in a seeded shuffle."""
+    blocks = [b for b in BLOCKS if b in blocks]
+    chosen = []
+    for block, quota in quotas(count, blocks).items():
+        pool = candidates(root, block)
+        order = list(range(len(pool)))
+        random.Random(f"{seed}/{block}").shuffle(order)
+        chosen += [pool[k] for k in order[:quota]]
+    for index, mutant in enumerate(chosen, 1):
+        mutant.index = index
+    return chosen
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--count", type=int, default=150)
+    parser.add_argument("--block", action="append", choices=BLOCKS)
+    parser.add_argument("--stats", action="store_true", help="candidates per block and operator")
+    args = parser.parse_args()
+    root = Path(__file__).resolve().parent.parent
+    blocks = args.block or BLOCKS
+    if args.stats:
+        for block in blocks:
+            pool = candidates(root, block)
+            ops = {}
+            for m in pool:
+                ops[m.operator] = ops.get(m.operator, 0) + 1
+            by_operator = ", ".join(f"{k} {v}" for k, v in sorted(ops.items()))
+            print(f"{block}: {len(pool)} candidates: {by_operator}")
+        return
+    for mutant in sample(root, args.seed, args.count, blocks):
+        print(f"#{mutant.index} {mutant.block}\n{mutant.diff()}\n")
+
+
+if __name__ == "__main__":
+    main()
