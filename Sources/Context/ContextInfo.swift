@@ -10,6 +10,8 @@
 /// alert.contextInfo[buttonKey] = sender          // store
 /// alert.contextInfo[buttonKey]                   // Optional(sender)
 /// alert.contextInfo[buttonKey] = nil             // remove
+/// let expandedKey = DefaultedContextKey<Bool>("expanded", default: false)
+/// row.contextInfo[expandedKey]                   // false: a key with a default reads as Bool
 /// alert.contextInfo["legacy"] = 42               // by name, for code ported from dictionaries
 /// ```
 ///

@@ -50,7 +50,7 @@ public final class ContextTable: Sendable {
   /// ```swift
   /// // On Linux:
   /// ContextTable.shared.contextInfo(for: row)[expandedKey] = true
-  /// row.contextInfo[expandedKey]   // Optional(true): the same context
+  /// row.contextInfo[expandedKey]   // true: the same context
   /// ```
   public static let shared = ContextTable()
 
@@ -72,7 +72,7 @@ public final class ContextTable: Sendable {
   ///
   /// ```swift
   /// let table = ContextTable()
-  /// table.contextInfo(for: row)[expandedKey]          // Optional(false), the key's default
+  /// table.contextInfo(for: row)[expandedKey]          // false, the key's default
   /// table.count                                       // 0: reading created nothing
   /// table.contextInfo(for: row)[expandedKey] = true
   /// table.count                                       // 1
