@@ -1,35 +1,44 @@
 extension ContextInfo {
-  /// The value stored under `key`, or the key's default when none is stored; assigning `nil`
-  /// removes the stored value.
+  /// The value stored under `key`, or `nil`; assigning `nil` removes the stored value.
   ///
-  /// Reading never stores anything, not even the default. After a removal, reads give the
-  /// key's default again. When `Value` is itself optional, assigning `nil` removes and
-  /// assigning `.some(nil)` stores `nil`.
+  /// Reading never stores anything. When `Value` is itself optional, assigning `nil` removes
+  /// and assigning `.some(nil)` stores `nil`.
   ///
   /// ```swift
   /// let buttonKey = ContextKey<Button>("button")
-  /// let expandedKey = ContextKey<Bool>("expanded", default: false)
   /// alert.contextInfo[buttonKey] = sender
   /// alert.contextInfo[buttonKey]          // Optional(sender)
-  /// row.contextInfo[expandedKey]          // Optional(false): the default
-  /// row.contextInfo[expandedKey] = true
-  /// row.contextInfo[expandedKey] = nil    // removed: reads give false again
+  /// alert.contextInfo[buttonKey] = nil    // removed
   /// ```
   ///
   /// - Parameter key: The key the value is filed under.
-  /// - Returns: The stored value; else the key's default; else `nil`.
+  /// - Returns: The stored value, or `nil`.
   /// - Complexity: O(1) expected.
   public subscript<Value>(key: ContextKey<Value>) -> Value? {
-    get {
-      value(for: key)
-    }
-    nonmutating set {
-      if let newValue {
-        storageForWriting.setValue(newValue, for: key)
-      } else {
-        removeValue(for: key)
-      }
-    }
+    get { value(for: key.id, as: Value.self) }
+    nonmutating set { setValue(newValue, for: key.id) }
+  }
+
+  /// The value stored under `key`, or the key's default where none is stored.
+  ///
+  /// Reading never stores anything, not even the default. Assigning stores the value, the
+  /// default included; to make reads give the default again without storing it, remove the
+  /// value with `removeValue(for:)`.
+  ///
+  /// ```swift
+  /// let expandedKey = DefaultedContextKey<Bool>("expanded", default: false)
+  /// row.contextInfo[expandedKey]          // false: the default
+  /// row.contextInfo[expandedKey] = true
+  /// row.contextInfo[expandedKey]          // true
+  /// row.contextInfo[expandedKey].toggle() // false (a read, then a write: not atomic)
+  /// ```
+  ///
+  /// - Parameter key: The key the value is filed under.
+  /// - Returns: The stored value, else the key's default.
+  /// - Complexity: O(1) expected.
+  public subscript<Value>(key: DefaultedContextKey<Value>) -> Value {
+    get { value(for: key.id, as: Value.self) ?? key.defaultValue }
+    nonmutating set { setValue(newValue, for: key.id) }
   }
 
   /// The value stored under `name`, for code ported from `contextInfo` dictionaries;
@@ -50,12 +59,10 @@ extension ContextInfo {
   /// - Returns: The stored value, or `nil`.
   /// - Complexity: O(1) expected.
   public subscript(name: String) -> (any Sendable)? {
-    get {
-      existingStorage?.value(named: name)
-    }
+    get { existingStorage?.value(named: name) }
     nonmutating set {
-      if let newValue {
-        storageForWriting.setValue(newValue, named: name)
+      if newValue != nil {
+        _ = storageForWriting.setValue(newValue, named: name)
       } else {
         removeValue(for: name)
       }
@@ -68,8 +75,7 @@ extension ContextInfo {
   /// Racing callers all get the one value that ends up stored. `makeValue` runs only when
   /// nothing is stored, outside the context's lock (so it may use the context); when two
   /// callers race, both may run it and the value of the one that stores first is returned to
-  /// both, the other is discarded. The key's default value plays no part: with nothing
-  /// stored, `makeValue()` is stored.
+  /// both, the other is discarded.
   ///
   /// ```swift
   /// let bufferKey = ContextKey<ResponseBuffer>("buffer")
@@ -88,17 +94,18 @@ extension ContextInfo {
   ) rethrows -> Value {
     // `rethrows`, not typed throws: with an autoclosure, the error type of a non-throwing
     // argument is not inferred, so `orInsert: Data()` would not compile.
-    if let stored = existingStorage?.value(for: key) {
+    if let stored = value(for: key.id, as: Value.self) {
       return stored
     }
-    let made = try makeValue()
-    return storageForWriting.value(for: key, insertingIfAbsent: made)
+    // A made box that is not stored is released at the end of this call, after the lock.
+    let made = TypedBox(try makeValue())
+    return storageForWriting.box(for: key.id, insertingIfAbsent: made).value(as: Value.self)
   }
 
   /// Removes the value stored under `key` and returns it.
   ///
-  /// Afterwards reads give the key's default. Removing where nothing is stored returns `nil`
-  /// and changes nothing (on Linux it creates no context either).
+  /// Removing where nothing is stored returns `nil` and changes nothing (on Linux it creates
+  /// no context either).
   ///
   /// ```swift
   /// alert.contextInfo[buttonKey] = sender
@@ -107,11 +114,29 @@ extension ContextInfo {
   /// ```
   ///
   /// - Parameter key: The key the value is filed under.
-  /// - Returns: The removed value (never the key's default), or `nil` when none was stored.
+  /// - Returns: The removed value, or `nil` when none was stored.
   /// - Complexity: O(1) expected.
   @discardableResult
   public func removeValue<Value>(for key: ContextKey<Value>) -> Value? {
-    existingStorage?.removeValue(for: key)
+    setValue(Value?.none, for: key.id)
+  }
+
+  /// Removes the value stored under `key`, so that reads give the key's default again, and
+  /// returns the removed value.
+  ///
+  /// ```swift
+  /// row.contextInfo[expandedKey] = true
+  /// row.contextInfo.removeValue(for: expandedKey)   // Optional(true)
+  /// row.contextInfo[expandedKey]                    // false: the default
+  /// row.contextInfo.removeValue(for: expandedKey)   // nil: the default is never stored
+  /// ```
+  ///
+  /// - Parameter key: The key the value is filed under.
+  /// - Returns: The removed value (never the key's default), or `nil` when none was stored.
+  /// - Complexity: O(1) expected.
+  @discardableResult
+  public func removeValue<Value>(for key: DefaultedContextKey<Value>) -> Value? {
+    setValue(Value?.none, for: key.id)
   }
 
   /// Removes the value stored under `name` and returns it.
@@ -127,7 +152,7 @@ extension ContextInfo {
   /// - Complexity: O(1) expected.
   @discardableResult
   public func removeValue(for name: String) -> (any Sendable)? {
-    existingStorage?.removeValue(named: name)
+    existingStorage?.setValue(nil, named: name)
   }
 
   /// Removes every value, typed and named.
@@ -145,7 +170,7 @@ extension ContextInfo {
   ///
   /// - Complexity: O(*n*), where *n* is the number of values, to release them.
   public func removeAll() {
-    existingStorage?.removeAll()
+    _ = existingStorage?.takeAll()
   }
 
   /// Whether nothing is stored: no typed value (defaults do not count) and no named value.

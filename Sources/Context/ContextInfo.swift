@@ -10,6 +10,8 @@
 /// alert.contextInfo[buttonKey] = sender          // store
 /// alert.contextInfo[buttonKey]                   // Optional(sender)
 /// alert.contextInfo[buttonKey] = nil             // remove
+/// let expandedKey = DefaultedContextKey<Bool>("expanded", default: false)
+/// row.contextInfo[expandedKey]                   // false: a key with a default reads as Bool
 /// alert.contextInfo["legacy"] = 42               // by name, for code ported from dictionaries
 /// ```
 ///
@@ -27,12 +29,7 @@
 /// context on the first use that finds one; if the object is gone before that, it reads as
 /// empty and its first write makes a context of its own, attached to nothing.
 public struct ContextInfo: Sendable {
-  // Where the values are: exactly one of the two is set. (Two optionals rather than an enum:
-  // reading an enum's payload retained and released it, a third of an owner-held read.)
-
-  // The read path is inlinable, so that a read specializes for the key's value type in the
-  // caller's module: unspecialized, each read looked up generic metadata (ten times the
-  // instructions of the whole specialized read).
+  // Where the values are: exactly one of the two is set.
 
   /// The context, when it exists.
   let storage: ContextStorage?
@@ -64,13 +61,6 @@ public struct ContextInfo: Sendable {
     self.pending = pending
   }
 
-  /// The value stored under `key`, else the key's default.
-  func value<Value>(for key: ContextKey<Value>) -> Value? {
-    if let storage { return storage.value(for: key, orDefault: true) }
-    guard let resolved = pending!.storage(creating: false) else { return key.defaultValue }
-    return resolved.value(for: key, orDefault: true)
-  }
-
   /// The context, or `nil` when the object has none (reading must not create it).
   var existingStorage: ContextStorage? {
     storage ?? pending!.storage(creating: false)
@@ -79,6 +69,27 @@ public struct ContextInfo: Sendable {
   /// The context, created if the object has none.
   var storageForWriting: ContextStorage {
     // With `creating`, a pending context always gives a storage.
-    storage ?? pending!.storage(creating: true) ?? ContextStorage()
+    storage ?? pending!.storage(creating: true)!
+  }
+
+  /// The value filed under the key identity `id`, whose key's value type is `Value`.
+  func value<Value: Sendable>(for id: UInt64, as _: Value.Type) -> Value? {
+    // `storage` first, without going through `existingStorage`: this is the read path.
+    let box = storage?.box(for: id) ?? pending?.storage(creating: false)?.box(for: id)
+    return box?.value(as: Value.self)
+  }
+
+  /// Files `value` under the key identity `id`, or with `nil` removes what is filed there;
+  /// returns the value it replaced or removed, released by the caller after the lock.
+  @discardableResult
+  func setValue<Value: Sendable>(_ value: Value?, for id: UInt64) -> Value? {
+    let replaced: StoredValue?
+    if let value {
+      replaced = storageForWriting.setBox(TypedBox(value), for: id)
+    } else {
+      replaced = existingStorage?.setBox(nil, for: id)
+    }
+    guard let replaced else { return nil }
+    return replaced.value(as: Value.self)
   }
 }

@@ -50,7 +50,7 @@ public final class ContextTable: Sendable {
   /// ```swift
   /// // On Linux:
   /// ContextTable.shared.contextInfo(for: row)[expandedKey] = true
-  /// row.contextInfo[expandedKey]   // Optional(true): the same context
+  /// row.contextInfo[expandedKey]   // true: the same context
   /// ```
   public static let shared = ContextTable()
 
@@ -72,7 +72,7 @@ public final class ContextTable: Sendable {
   ///
   /// ```swift
   /// let table = ContextTable()
-  /// table.contextInfo(for: row)[expandedKey]          // Optional(false), the key's default
+  /// table.contextInfo(for: row)[expandedKey]          // false, the key's default
   /// table.count                                       // 0: reading created nothing
   /// table.contextInfo(for: row)[expandedKey] = true
   /// table.count                                       // 1
@@ -143,13 +143,10 @@ public final class ContextTable: Sendable {
   /// reclaimed, each followed up (see ``followUp(_:held:)``).
   private func release(_ leftovers: inout SideTable.Leftovers) {
     leftovers.releaseOwners()
-    // No binding holds a reclaimed context: the follow-up must hold the last reference.
-    while let held = leftovers.lastReclaimed?.objectIdentities() {
-      if held.isEmpty {
-        _ = leftovers.takeReclaimed()  // released here; its deinit trampolines its values
-      } else {
-        followUp(leftovers.takeReclaimed(), held: held)
-      }
+    while let reclaimed = leftovers.reclaimed.popLast() {
+      let held = reclaimed.objectIdentities()
+      // Without objects among its values, it is released here (its values on the trampoline).
+      if !held.isEmpty { followUp(consume reclaimed, held: held) }
     }
   }
 
@@ -161,8 +158,8 @@ public final class ContextTable: Sendable {
   /// again, so freeing a chain of *n* owners would take about *n*² / 2 operations. Both steps
   /// run on the trampoline, the release first (its values after it, as the context's `deinit`
   /// queues them), so a chain is freed as a loop, one slot per step, on the calling thread.
-  private func followUp(_ reclaimed: consuming ContextStorage?, held: [ObjectIdentifier]) {
-    var context = consume reclaimed
+  private func followUp(_ reclaimed: consuming ContextStorage, held: [ObjectIdentifier]) {
+    var context: ContextStorage? = consume reclaimed
     Trampoline.run {
       _ = context.take()  // its values are queued after this, by its deinit
       Trampoline.enqueue { [self] in

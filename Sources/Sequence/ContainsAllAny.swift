@@ -49,14 +49,14 @@ extension Sequence where Element: Equatable {
     containsAny(comparingWith: Array(candidates))
   }
 
-  /// `contains(allOf:)` by comparing each element with the candidates.
+  /// `contains(allOf:)` by comparing each element with the candidates not found yet.
   @inlinable
   internal func containsAll(comparingWith candidates: [Element]) -> Bool {
+    // One candidate is the standard library's `contains(_:)`, whose loop is simpler than a
+    // loop over a one-element array for each element.
     switch candidates.count {
     case 0: return true
-    case 1: return containsOne(candidates[0])
-    case 2...CandidateSearch.slotCount:
-      return CandidateSlots(candidates).areAllContained(in: self)
+    case 1: return contains(candidates[0])
     default: break
     }
     var missing = candidates
@@ -72,22 +72,9 @@ extension Sequence where Element: Equatable {
   internal func containsAny(comparingWith candidates: [Element]) -> Bool {
     switch candidates.count {
     case 0: return false
-    case 1: return containsOne(candidates[0])
-    case 2...CandidateSearch.slotCount:
-      return CandidateSlots(candidates).isAnyContained(in: self)
-    default: break
+    case 1: return contains(candidates[0])
+    default: return contains(where: candidates.contains)
     }
-    for element in self where candidates.contains(element) {
-      return true
-    }
-    return false
-  }
-
-  /// Whether `candidate` occurs: the standard library's `contains(_:)` itself, so that one
-  /// candidate costs what that call costs.
-  @inlinable
-  internal func containsOne(_ candidate: Element) -> Bool {
-    contains(candidate)
   }
 }
 
@@ -96,10 +83,9 @@ extension Sequence where Element: Hashable {
   /// many candidates.
   ///
   /// Same results as the `Equatable` overload: candidates are a set, no candidates gives
-  /// `true`, and the sequence is read once, until the last candidate is found. Comparing an
-  /// element with a few candidates held in local slots is faster than hashing it, so up to 32
-  /// candidates of plain data (types without references, such as integers) and up to 8 of
-  /// other types it compares; beyond that, it hashes each element once.
+  /// `true`, and the sequence is read once, until the last candidate is found. Up to
+  /// 24 candidates, it compares each element with them, which costs less than hashing the
+  /// element; beyond that, it hashes each element once.
   ///
   /// ```swift
   /// ["a", "b", "c"].contains(allOf: ["c", "a"])   // → true
@@ -116,14 +102,9 @@ extension Sequence where Element: Hashable {
   @inlinable
   public func contains<Candidates: Sequence<Element>>(allOf candidates: Candidates) -> Bool {
     let candidates = Array(candidates)
-    if candidates.count <= CandidateSearch.comparisonLimit(Element.self) {
-      return containsAll(comparingWith: candidates)
-    }
-    // Spare capacity keeps the probes for the elements that are not candidates short.
-    var missing = Set<Element>(minimumCapacity: candidates.count * 4)
-    for candidate in candidates { missing.insert(candidate) }
-    for element in self where missing.contains(element) {
-      missing.remove(element)
+    if candidates.count <= hashingThreshold { return containsAll(comparingWith: candidates) }
+    var missing = Set(candidates)
+    for element in self where missing.remove(element) != nil {
       if missing.isEmpty { return true }
     }
     return false
@@ -133,8 +114,8 @@ extension Sequence where Element: Hashable {
   /// many candidates.
   ///
   /// Same results as the `Equatable` overload: no candidates gives `false`, and the sequence is
-  /// read once, until the first match. Up to 32 candidates of plain data and up to 8 of other
-  /// types it compares each element with them; beyond that, it hashes.
+  /// read once, until the first match. Up to 24 candidates, it compares each element with them;
+  /// beyond that, it hashes each element once.
   ///
   /// ```swift
   /// ["a", "b", "c"].contains(anyOf: ["z", "b"])   // → true
@@ -150,33 +131,13 @@ extension Sequence where Element: Hashable {
   @inlinable
   public func contains<Candidates: Sequence<Element>>(anyOf candidates: Candidates) -> Bool {
     let candidates = Array(candidates)
-    if candidates.count <= CandidateSearch.comparisonLimit(Element.self) {
-      return containsAny(comparingWith: candidates)
-    }
-    var wanted = Set<Element>(minimumCapacity: candidates.count * 4)
-    for candidate in candidates { wanted.insert(candidate) }
-    for element in self where wanted.contains(element) {
-      return true
-    }
-    return false
+    if candidates.count <= hashingThreshold { return containsAny(comparingWith: candidates) }
+    let wanted = Set(candidates)
+    return contains(where: wanted.contains)
   }
-}
 
-/// Tuning shared by the `contains(allOf:)` and `contains(anyOf:)` overloads.
-@usableFromInline
-internal enum CandidateSearch {
   /// Up to this many candidates, comparing an element with each of them costs less than
-  /// hashing it once. Counted with callgrind, in instructions per element: hashing an `Int`
-  /// and probing a set takes about 120, one comparison in ``CandidateSlots`` about 3.5 (one
-  /// `contains(_:)` pass per candidate, about 5); for short `String`s, about 330 and 39 (36).
-  /// So plain data (no references: integers, floating-point numbers, structs of them) compares
-  /// up to 32 candidates, and other types up to 8.
+  /// hashing it once (for integers; see Docs/Performance.md for the measurements).
   @inlinable
-  internal static func comparisonLimit<Element>(_: Element.Type) -> Int {
-    _isPOD(Element.self) ? slotCount : 8
-  }
-
-  /// The most candidates compared without a loop over them (``CandidateSlots``).
-  @inlinable
-  internal static var slotCount: Int { 32 }
+  internal var hashingThreshold: Int { 24 }
 }

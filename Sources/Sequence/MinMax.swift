@@ -57,26 +57,15 @@ extension Sequence {
   /// The first element whose key no later key `beats`, with self-unequal keys (NaN) losing to
   /// every other key. Shared by ``max(of:)`` (`beats` is `>`) and ``min(of:)`` (`<`).
   @inlinable
-  @inline(__always)
   internal func extreme<Key: Comparable, Failure: Error>(
     of key: (Element) throws(Failure) -> Key,
     by beats: (Key, Key) -> Bool
   ) throws(Failure) -> Element? {
-    let contiguous: Element??
-    do {
-      contiguous = try withContiguousStorageIfAvailable { buffer in
-        try buffer.extremeIndex(of: key, by: beats).map { buffer[$0] }
-      }
-    } catch {
-      // `withContiguousStorageIfAvailable` rethrows untyped; only `key`'s error arrives here.
-      throw error as! Failure
-    }
-    if let contiguous { return contiguous }
-
     var iterator = makeIterator()
     guard var best = iterator.next() else { return nil }
     var bestKey = try key(best)
-    // Skip leading self-unequal keys (NaN), as `extremeIndex(of:by:)` does.
+    // A self-unequal key compares false both ways, so it would never be replaced: skip to the
+    // first ordinary key. From then on `beats` never prefers a NaN.
     while bestKey != bestKey, let element = iterator.next() {
       let elementKey = try key(element)
       if elementKey == elementKey {

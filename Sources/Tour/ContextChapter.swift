@@ -31,11 +31,11 @@ let contextChapter = Chapter(
 
   print()
   say("An extension property backed by the context: rows that were never expanded cost nothing.")
-  let expandedKey = ContextKey<Bool>("expanded", default: false)
+  let expandedKey = DefaultedContextKey<Bool>("expanded", default: false)
   let rows = (1...5).map { Row(title: "row \($0)") }
   rows[1].contextInfo[expandedKey] = true
   rows[3].contextInfo[expandedKey] = true
-  show("rows.map { $0.contextInfo[expandedKey]! }", rows.map { $0.contextInfo[expandedKey]! })
+  show("rows.map { $0.contextInfo[expandedKey] }", rows.map { $0.contextInfo[expandedKey] })
   #if !canImport(ObjectiveC)
     let entries = rows.filter { ContextTable.shared.hasContext(for: $0) }.count
     show("rows with an entry in the side table", entries)

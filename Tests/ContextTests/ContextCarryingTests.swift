@@ -59,12 +59,12 @@ final class Row: NSObject {
   }
 }
 
-let expandedKey = ContextKey<Bool>("expanded", default: false)
+let expandedKey = DefaultedContextKey<Bool>("expanded", default: false)
 
 extension Row {
   /// Whether the row shows its details: a stored property added from outside the class.
   var isExpanded: Bool {
-    get { contextInfo[expandedKey] ?? false }
+    get { contextInfo[expandedKey] }
     set { contextInfo[expandedKey] = newValue }
   }
 }
@@ -79,7 +79,7 @@ final class Connection: ContextCarrying, Sendable {
 }
 
 let responseKey = ContextKey<ResponseBuffer>("response")
-let responseDataKey = ContextKey<Data>("response data", default: Data())
+let responseDataKey = DefaultedContextKey<Data>("response data", default: Data())
 
 @MainActor final class MainActorScreen: ContextCarrying {}
 
@@ -197,7 +197,7 @@ let responseDataKey = ContextKey<Data>("response data", default: Data())
       let connection = connections[index]
       for chunk in 0..<50 {
         let bytes = Data([connection.id, UInt8(chunk)])
-        connection.contextInfo[responseDataKey] = connection.contextInfo[responseDataKey]! + bytes
+        connection.contextInfo[responseDataKey] += bytes
       }
     }
     for connection in connections {

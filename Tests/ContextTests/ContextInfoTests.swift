@@ -10,26 +10,22 @@ struct Big: Sendable, Equatable {
 struct Boom: Error, Equatable {}
 
 @Suite(.timeLimit(suiteTimeLimit)) struct ContextInfoTests {
-  /// Rows: the key's default, a value stored first, what is then assigned (`.some(nil)` is
-  /// `= nil`), the read afterwards, and whether the context is empty afterwards.
-  typealias SubscriptRow = (default: Int?, stored: Int?, assign: Int??, read: Int?, empty: Bool)
+  /// Rows: a value stored first, what is then assigned (`.some(nil)` is `= nil`), the read
+  /// afterwards, and whether the context is empty afterwards.
+  typealias SubscriptRow = (stored: Int?, assign: Int??, read: Int?, empty: Bool)
   static let subscriptTable: [SubscriptRow] = [
-    (nil, nil, .none, nil, true),
-    (5, nil, .none, 5, true),  // the default, without storing it
-    (nil, 1, .none, 1, false),
-    (5, 1, .none, 1, false),  // a stored value wins over the default
-    (nil, 1, .some(nil), nil, true),  // = nil removes
-    (5, 1, .some(nil), 5, true),  // after removal, the default again
-    (5, nil, .some(nil), 5, true),  // removing nothing changes nothing
-    (5, nil, .some(5), 5, false),  // storing the default's value stores it
-    (nil, 1, .some(2), 2, false),  // replacing
+    (nil, .none, nil, true),
+    (1, .none, 1, false),
+    (1, .some(nil), nil, true),  // = nil removes
+    (nil, .some(nil), nil, true),  // removing nothing changes nothing
+    (1, .some(2), 2, false),  // replacing
   ]
 
   @Test(arguments: ContextKind.allCases)
   func typedSubscript(kind: ContextKind) {
     for row in Self.subscriptTable {
       let (info, keepAlive) = kind.make()
-      let key = row.default.map { ContextKey<Int>("k", default: $0) } ?? ContextKey<Int>("k")
+      let key = ContextKey<Int>("k")
       if let stored = row.stored { info[key] = stored }
       if let assign = row.assign { info[key] = assign }
       #expect(info[key] == row.read, "\(row)")
@@ -38,21 +34,66 @@ struct Boom: Error, Equatable {}
     }
   }
 
-  /// Rows: the key's default, a value stored first, the value offered, the result, and how
-  /// many times the value was made.
-  typealias GetOrInsertRow = (default: Int?, stored: Int?, offered: Int, result: Int, made: Int)
+  /// Rows: a value stored first, what is then assigned (`nil`: nothing), whether it is then
+  /// removed, the read afterwards (a key whose default is 5), and whether the context is empty.
+  typealias DefaultedRow = (stored: Int?, assign: Int?, remove: Bool, read: Int, empty: Bool)
+  static let defaultedTable: [DefaultedRow] = [
+    (nil, nil, false, 5, true),  // the default, without storing it
+    (1, nil, false, 1, false),  // a stored value wins over the default
+    (1, nil, true, 5, true),  // after removal, the default again
+    (nil, nil, true, 5, true),  // removing nothing changes nothing
+    (nil, 5, false, 5, false),  // storing the default's value stores it
+    (1, 2, false, 2, false),  // replacing
+  ]
+
+  @Test(arguments: ContextKind.allCases)
+  func defaultedSubscript(kind: ContextKind) {
+    for row in Self.defaultedTable {
+      let (info, keepAlive) = kind.make()
+      let key = DefaultedContextKey<Int>("k", default: 5)
+      if let stored = row.stored { info[key] = stored }
+      if let assign = row.assign { info[key] = assign }
+      if row.remove { #expect(info.removeValue(for: key) == row.stored, "\(row)") }
+      let read: Int = info[key]  // not optional
+      #expect(read == row.read, "\(row)")
+      #expect(info.isEmpty == row.empty, "\(row)")
+      withExtendedLifetime(keepAlive) {}
+    }
+  }
+
+  @Test(arguments: ContextKind.allCases)
+  func defaultedKeysReadWriteInPlace(kind: ContextKind) {
+    let (info, keepAlive) = kind.make()
+    let failures = DefaultedContextKey<Int>("failures", default: 0)
+    let expanded = DefaultedContextKey<Bool>("expanded", default: false)
+    info[failures] += 1
+    info[failures] += 1
+    info[expanded].toggle()
+    #expect(info[failures] == 2)
+    #expect(info[expanded])
+    #expect(info.removeValue(for: failures) == 2)
+    #expect(info[failures] == 0)
+    let maybe = DefaultedContextKey<Int?>("maybe", default: 3)
+    info[maybe] = nil  // stores nil: a defaulted key's assignment always stores
+    #expect(info[maybe] == nil)
+    #expect(info.removeValue(for: maybe) == .some(nil))
+    #expect(info[maybe] == 3)
+    withExtendedLifetime(keepAlive) {}
+  }
+
+  /// Rows: a value stored first, the value offered, the result, and how many times the value
+  /// was made.
+  typealias GetOrInsertRow = (stored: Int?, offered: Int, result: Int, made: Int)
   static let getOrInsertTable: [GetOrInsertRow] = [
-    (nil, nil, 3, 3, 1),
-    (nil, 1, 3, 1, 0),  // stored: returned, nothing made
-    (9, nil, 3, 3, 1),  // the default plays no part
-    (9, 1, 3, 1, 0),
+    (nil, 3, 3, 1),
+    (1, 3, 1, 0),  // stored: returned, nothing made
   ]
 
   @Test(arguments: ContextKind.allCases)
   func valueForOrInsert(kind: ContextKind) {
     for row in Self.getOrInsertTable {
       let (info, keepAlive) = kind.make()
-      let key = row.default.map { ContextKey<Int>("k", default: $0) } ?? ContextKey<Int>("k")
+      let key = ContextKey<Int>("k")
       if let stored = row.stored { info[key] = stored }
       var made = 0
       func make() -> Int {
@@ -96,12 +137,16 @@ struct Boom: Error, Equatable {}
   @Test(arguments: ContextKind.allCases)
   func removeValueReturnsTheStoredValueNeverTheDefault(kind: ContextKind) {
     let (info, keepAlive) = kind.make()
-    let key = ContextKey<Int>("k", default: 5)
+    let key = DefaultedContextKey<Int>("k", default: 5)
     #expect(info.removeValue(for: key) == nil)
     info[key] = 1
     #expect(info.removeValue(for: key) == 1)
     #expect(info.removeValue(for: key) == nil)
     #expect(info[key] == 5)
+    let plain = ContextKey<Int>("plain")
+    info[plain] = 2
+    #expect(info.removeValue(for: plain) == 2)
+    #expect(info.removeValue(for: plain) == nil)
     withExtendedLifetime(keepAlive) {}
   }
 
@@ -143,7 +188,7 @@ struct Boom: Error, Equatable {}
     info.removeAll()  // nothing to remove
     #expect(info.isEmpty)
     let plain = ContextKey<String>("plain")
-    let withDefault = ContextKey<Bool>("flag", default: true)
+    let withDefault = DefaultedContextKey<Bool>("flag", default: true)
     info[plain] = "x"
     info[withDefault] = false
     info["legacy"] = 1
@@ -151,7 +196,7 @@ struct Boom: Error, Equatable {}
     info.removeAll()
     #expect(info.isEmpty)
     #expect(info[plain] == nil)
-    #expect(info[withDefault] == true)
+    #expect(info[withDefault])
     #expect(info["legacy"] == nil)
     info[plain] = "again"  // still usable
     #expect(info[plain] == "again")
@@ -168,8 +213,9 @@ struct Boom: Error, Equatable {}
     info[key] = nil  // removes
     #expect(info[key] == .none)
     #expect(info.isEmpty)
-    let withDefault = ContextKey<Int?>("maybe", default: nil)
-    #expect(info[withDefault] == .some(nil))
+    let withDefault = DefaultedContextKey<Int?>("maybe", default: nil)
+    #expect(info[withDefault] == nil)
+    #expect(info.isEmpty)
   }
 
   @Test func existentialAndLargeValuesKeepTheirTypes() {

@@ -19,23 +19,26 @@ import TinyTestSupport
 
   @Test(arguments: ContextKind.allCases)
   func keysStayApartWhateverTheirNamesAndTypes(kind: ContextKind) {
-    // The same name, the same type name in two scopes, the same type, and a named value with
-    // the keys' name: five different slots.
+    // The same name, the same type name in two scopes, the same type, a key with a default,
+    // and a named value with the keys' name: six different slots.
     let (info, keepAlive) = kind.make()
     let first = ContextKey<FirstScope.Item>("item")
     let second = ContextKey<SecondScope.Item>("item")
     let again = ContextKey<FirstScope.Item>("item")
-    let number = ContextKey<Int>("item", default: 0)
+    let number = DefaultedContextKey<Int>("item", default: 0)
+    let plainNumber = ContextKey<Int>("item")
     info[first] = .init(id: 1)
     info[second] = .init(id: 2)
     info[again] = .init(id: 3)
     info[number] = 4
     info["item"] = 5
+    info[plainNumber] = 6
     #expect(info[first] == .init(id: 1))
     #expect(info[second] == .init(id: 2))
     #expect(info[again] == .init(id: 3))
     #expect(info[number] == 4)
     #expect(info["item"] as? Int == 5)
+    #expect(info[plainNumber] == 6)
     info[first] = nil
     info["item"] = nil
     #expect(info[first] == nil)
@@ -45,6 +48,7 @@ import TinyTestSupport
     #expect(info.removeValue(for: number) == 4)
     #expect(info[number] == 0)
     #expect(info[second] == .init(id: 2))
+    #expect(info[plainNumber] == 6)
     withExtendedLifetime(keepAlive) {}
   }
 
@@ -61,12 +65,12 @@ import TinyTestSupport
 
   @Test func aDefaultIsReadWhereNothingIsStoredAndNeverStored() {
     let plain = ContextKey<Bool>("selected")
-    let withDefault = ContextKey<Bool>("expanded", default: false)
-    #expect(plain.defaultValue == nil)
-    #expect(withDefault.defaultValue == false)
+    let withDefault = DefaultedContextKey<Bool>("expanded", default: true)
+    #expect(withDefault.defaultValue)
     let info = ContextInfo()
     #expect(info[plain] == nil)
-    #expect(info[withDefault] == false)
+    let read: Bool = info[withDefault]  // a Bool, not a Bool?
+    #expect(read)
     #expect(info.isEmpty)  // reading the default stored nothing
   }
 
@@ -90,5 +94,9 @@ import TinyTestSupport
     let map = ContextKey<[String: Int]>("map")
     #expect(map.description == "ContextKey<Dictionary<String, Int>>(\"map\")")
     #expect(ContextKey<Int?>("maybe").description == "ContextKey<Optional<Int>>(\"maybe\")")
+    #expect(
+      DefaultedContextKey<Int>("failures", default: 0).description
+        == "DefaultedContextKey<Int>(\"failures\", default: 0)")
+    #expect(DefaultedContextKey<Int>("failures", default: 0).name == "failures")
   }
 }

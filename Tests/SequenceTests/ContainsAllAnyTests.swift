@@ -15,13 +15,16 @@ import TinyTestSupport
     ([1, 2, 3], [3, 4], false, true),
     ([1, 2, 3], [4, 5], false, false),
     ([1, 2, 3], [1, 2, 3, 4], false, true),
-    // Integers are compared with up to 32 candidates, then hashed.
+    // Hashable elements are compared with up to 24 candidates, then hashed.
     (Array(0..<8), Array(0..<8), true, true),
     (Array(0..<9), Array(0..<9), true, true),
-    (Array(0..<32), Array(0..<32), true, true),  // 32: the last count that compares
-    (Array(0..<33), Array(0..<33), true, true),  // 33: the first count that hashes
-    (Array(0..<31), Array(0..<32), false, true),
-    (Array(1..<33), Array(0..<32), false, true),
+    (Array(0..<24), Array(0..<24), true, true),  // 24: the last count that compares
+    (Array(0..<25), Array(0..<25), true, true),  // 25: the first count that hashes
+    (Array(0..<23), Array(0..<24), false, true),
+    (Array(1..<25), Array(0..<24), false, true),
+    (Array(0..<24), Array(0..<25), false, true),
+    (Array(1..<26), Array(0..<25), false, true),
+    (Array(0..<24), Array(24..<49), false, false),
     (Array(0..<20), Array(0..<12), true, true),
     (Array(0..<20), Array(10..<30), false, true),
     (Array(0..<20), Array(20..<40), false, false),

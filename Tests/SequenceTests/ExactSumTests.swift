@@ -4,7 +4,7 @@ import TinyTestSupport
 @testable import TinySequence
 
 /// Integer sums are exact: checked against a big-integer model on seeded random inputs of
-/// every width, at the edges, and across the blocks the contiguous path sums separately.
+/// every width, at the edges, on contiguous storage and on other sequences.
 @Suite(.timeLimit(suiteTimeLimit)) struct ExactSumTests {
   enum Width: String, CaseIterable, CustomTestStringConvertible {
     case int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint
@@ -64,31 +64,32 @@ import TinyTestSupport
     #expect([Int32.max, 1, -2].lazy.map { $0 }.exactSum() == (Int32.max - 1, false))
   }
 
-  @Test func contiguousBlocksAtTheirBounds() {
-    let block = 1 << 16
-    // Within ±2^47 a block is summed as it is; its sum reaches the very ends of Int.
-    #expect(Array(repeating: -(1 << 47), count: block).sum() == Int.min)
-    #expect(Array(repeating: (1 << 47) - 1, count: block).sum() == Int.max - (block - 1))
-    // One past the bound: the block is split, and the total is one past Int.max.
-    #expect(Array(repeating: 1 << 47, count: block).exactSum() == (nil, true))
-    #expect(Array(repeating: 1 << 47, count: block - 1).sum() == Int.max - (1 << 47) + 1)
-    #expect(Array(repeating: UInt64(1 << 48) - 1, count: block).sum() == UInt64.max - (1 << 16) + 1)
-    #expect(Array(repeating: UInt64(1 << 48), count: block).exactSum() == (nil, true))
+  @Test func contiguousSumsReachTheEndsOfTheType() {
+    let count = 1 << 16
+    // High halves at their extremes (-2^31 and 2^31 - 1), sums at the very ends of Int.
+    #expect(Array(repeating: -(1 << 47), count: count).sum() == Int.min)
+    #expect(Array(repeating: (1 << 47) - 1, count: count).sum() == Int.max - (count - 1))
+    #expect(Array(repeating: 1 << 47, count: count).exactSum() == (nil, true))
+    #expect(Array(repeating: 1 << 47, count: count - 1).sum() == Int.max - (1 << 47) + 1)
+    #expect(Array(repeating: UInt64(1 << 48) - 1, count: count).sum() == UInt64.max - (1 << 16) + 1)
+    #expect(Array(repeating: UInt64(1 << 48), count: count).exactSum() == (nil, true))
+    #expect(Array(repeating: Int.min, count: 3).exactSum() == (nil, false))
+    #expect(Array(repeating: UInt.max, count: 3).exactSum() == (nil, true))
   }
 
-  @Test func largeAndSmallBlocksMix() {
-    let block = 1 << 16
-    // Small blocks, then large ones, then small again; partial sums leave the range.
-    var mixed = Array(repeating: 3, count: block + 5)
-    mixed += Array(repeating: Int.max, count: block + 7)
-    mixed += Array(repeating: Int.min, count: block + 7)
-    mixed += Array(repeating: -2, count: block)
-    let expected = 3 * (block + 5) - (block + 7) - 2 * block
+  @Test func partialSumsMayLeaveTheRange() {
+    let count = 1 << 16
+    // Small elements, then large ones, then small again; partial sums leave the range.
+    var mixed = Array(repeating: 3, count: count + 5)
+    mixed += Array(repeating: Int.max, count: count + 7)
+    mixed += Array(repeating: Int.min, count: count + 7)
+    mixed += Array(repeating: -2, count: count)
+    let expected = 3 * (count + 5) - (count + 7) - 2 * count
     #expect(mixed.sum() == expected)
     #expect(mixed.lazy.map { $0 }.sum() == expected)
     #expect(mixed.reversed().sum() == expected)
-    // Unsigned, with the wraps in the middle of a block.
-    var unsigned = Array(repeating: UInt.max, count: 3) + Array(repeating: 1, count: block)
+    // Unsigned, with the wraps in the middle.
+    var unsigned = Array(repeating: UInt.max, count: 3) + Array(repeating: 1, count: count)
     unsigned[1] = 0
     #expect(unsigned.exactSum() == (nil, true))
     #expect([UInt.max, 0, 0].sum() == UInt.max)

@@ -129,11 +129,8 @@ import TinyTestSupport
     #expect((1...9).lazy.map { $0 * 7 % 10 }.max(of: { $0 }) == 9)
   }
 
-  // Arrays are searched in their contiguous storage, where the search switches between a scan
-  // for the next new best and stretches of in-place replacement when new bests come close
-  // together; other sequences take one loop. The tables below cross those switches.
-
-  /// Key patterns, by position and a generator: each reaches the search's switches differently.
+  /// Key patterns, by position and a generator: orders, ties and NaNs that a running best
+  /// meets differently.
   static let patterns: [(name: String, key: @Sendable (Int, inout SeededGenerator) -> Double)] = [
     ("few values, many ties", { _, g in Double(Int.random(in: 0..<6, using: &g)) }),
     ("ascending", { i, _ in Double(i) }),
@@ -194,9 +191,8 @@ import TinyTestSupport
   }
 
   @Test(arguments: [0, 5, 9, 500, 1_032, 1_033, 1_040, 2_999])
-  func anErrorInsideACrowdedStretchStopsTheSearchThere(failing position: Int) {
-    // Ascending keys make every element a new best, so the search spends most of the array in
-    // stretches of in-place replacement.
+  func anErrorStopsTheSearchAtItsElement(failing position: Int) {
+    // Ascending keys make every element a new best.
     let values = Array(0..<3_000)
     var calls = 0
     do throws(Boom) {

@@ -1,11 +1,14 @@
-// TinyContext reads and writes, each paired with a plain lock-protected dictionary that does
+// TinyContext reads and writes as users reach them: `owner.contextInfo[key]` on a class that
+// holds its context, and on a class that takes the default `contextInfo` (on Linux, the shared
+// side table). The reads of 1,000 owners are paired with the floor the goals are stated
+// against: one `Mutex` around a dictionary of 1,000 `ObjectIdentifier` keys, looked up with the
+// owner's identity. The other rows are paired with a plain lock-protected dictionary that does
 // the same lookup without any lifetime management: the dictionary in the owner for owner-held
-// contexts, a global one keyed by object identity for the side table. The reads of 1,000
-// owners are also paired with the floor the goals are stated against: one `Mutex` around a
-// dictionary of 1,000 `ObjectIdentifier` keys, looked up with the owner's identity. One
-// benchmark iteration is one read or write; each sample runs 1,000 of them
-// (`scalingFactor: .kilo`), so the times below are per operation. `Mutex` needs macOS 15 on
-// Apple platforms; this suite is run on Linux.
+// contexts, a global one keyed by object identity for the side table. One benchmark iteration
+// is one read or write; each sample runs 1,000 of them (`scalingFactor: .kilo`), so the times
+// below are per operation. Each group's data is a lazily initialized global, so a benchmark
+// process builds only the data of the group it measures (and the shared table holds only its
+// owners). `Mutex` needs macOS 15 on Apple platforms; this suite is run on Linux.
 
 import Benchmark
 import BenchmarkSupport
@@ -82,32 +85,53 @@ final class Cycle<Element> {
 
 let key = ContextKey<Int>("value")
 
-/// Registers the side-table read benchmarks for `count` owners; without `stored`, the owners
-/// never stored anything (the miss path, which creates nothing).
-func sideTableReads(owners count: Int, stored: Bool = true) {
-  let owners = (0..<count).map { _ in Owner() }
+/// Owners that carry the default context, each given its index in it and in a private table,
+/// and the plain side table holding the same; a cycle over them for each variant.
+final class SideTableData {
   let table = ContextTable()
   let plain = PlainSideTable()
-  if stored {
-    for (index, owner) in owners.enumerated() {
-      table.contextInfo(for: owner)[key] = index
-      plain.setValue(index, for: key, of: owner)
-      owner.contextInfo[key] = index
+  let forPlain: Cycle<Owner>
+  let forTable: Cycle<Owner>
+  let forDefault: Cycle<Owner>
+
+  init(owners count: Int, stored: Bool) {
+    let owners = (0..<count).map { _ in Owner() }
+    if stored {
+      for (index, owner) in owners.enumerated() {
+        owner.contextInfo[key] = index
+        table.contextInfo(for: owner)[key] = index
+        plain.setValue(index, for: key, of: owner)
+      }
     }
+    (forPlain, forTable, forDefault) = (Cycle(owners), Cycle(owners), Cycle(owners))
   }
-  let forPlain = Cycle(owners)
-  let forTable = Cycle(owners)
-  let forDefault = Cycle(owners)
+}
+
+// The data below is global, so that a process builds only what it measures, and
+// `nonisolated(unsafe)`: benchmark bodies run on one thread.
+nonisolated(unsafe) let oneOwner = SideTableData(owners: 1, stored: true)
+nonisolated(unsafe) let thousandOwners = SideTableData(owners: 1_000, stored: true)
+nonisolated(unsafe) let hundredThousandOwners = SideTableData(owners: 100_000, stored: true)
+nonisolated(unsafe) let thousandOwnersWithoutContext = SideTableData(owners: 1_000, stored: false)
+
+/// Registers the side-table read benchmarks of `data` (a global, built when a variant first
+/// reads it); without `stored`, the owners never stored anything (the miss path, which creates
+/// nothing).
+func sideTableReads(
+  owners count: Int, stored: Bool = true, _ data: @escaping @autoclosure () -> SideTableData
+) {
   compare(
     "side-table read, \(stored ? "" : "no context, ")\(count.formatted()) owners",
     baseline: Variant("plain lock-protected dictionary") {
-      blackHole(plain.value(for: key, of: forPlain.next()))
-    },
-    Variant("TinyContext ContextTable") {
-      blackHole(table.contextInfo(for: forTable.next())[key])
+      let data = data()
+      blackHole(data.plain.value(for: key, of: data.forPlain.next()))
     },
     Variant("TinyContext default contextInfo") {
-      blackHole(forDefault.next().contextInfo[key])
+      blackHole(data().forDefault.next().contextInfo[key])
+    },
+    Variant("TinyContext ContextTable") {
+      let data = data()
+      blackHole(data.table.contextInfo(for: data.forTable.next())[key])
     }
   )
 }
@@ -138,69 +162,100 @@ func check<Owner: AnyObject>(_ owners: [Owner], _ name: String, _ read: (Owner) 
   }
 }
 
-/// The reads of the goals: an owner-held `ContextInfo` and the side table, 1,000 owners each,
-/// beside the `Mutex`-guarded dictionary of 1,000 entries.
+/// The data of the goals' reads: 1,000 owners that hold their context, 1,000 that carry the
+/// default one (in `ContextTable.shared` on Linux), each given its index, the floor for each
+/// set, and a cycle over them for each variant; every read is checked once.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class GoalData {
+  let heldFloor: MutexDictionary
+  let carriedFloor: MutexDictionary
+  let forHeldFloor: Cycle<OwnerHeld>
+  let forHeld: Cycle<OwnerHeld>
+  let forCarriedFloor: Cycle<Owner>
+  let forCarried: Cycle<Owner>
+
+  init() {
+    let held = (0..<1_000).map { _ in OwnerHeld() }
+    let carried = (0..<1_000).map { _ in Owner() }
+    for (index, owner) in held.enumerated() { owner.contextInfo[key] = index }
+    for (index, owner) in carried.enumerated() { owner.contextInfo[key] = index }
+    heldFloor = MutexDictionary(held)
+    carriedFloor = MutexDictionary(carried)
+    check(held, "the owner-held read") { $0.contextInfo[key] }
+    check(carried, "the default read") { $0.contextInfo[key] }
+    (forHeldFloor, forHeld) = (Cycle(held), Cycle(held))
+    (forCarriedFloor, forCarried) = (Cycle(carried), Cycle(carried))
+    check(held, "the owner-held floor") { heldFloor.value(for: $0) }
+    check(carried, "the default floor") { carriedFloor.value(for: $0) }
+  }
+}
+
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+nonisolated(unsafe) let goalData = GoalData()
+
+/// The reads of the goals, as users reach them: `owner.contextInfo[key]` over 1,000 owners that
+/// hold their context, and over 1,000 that carry the default one, each beside the
+/// `Mutex`-guarded dictionary of 1,000 entries.
 func goalReads() {
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
-  let held = (0..<1_000).map { _ in OwnerHeld() }
-  let carried = (0..<1_000).map { _ in Owner() }
-  let table = ContextTable()
-  for (index, owner) in held.enumerated() { owner.contextInfo[key] = index }
-  for (index, owner) in carried.enumerated() {
-    table.contextInfo(for: owner)[key] = index
-    owner.contextInfo[key] = index
-  }
-  let heldFloor = MutexDictionary(held)
-  let carriedFloor = MutexDictionary(carried)
-  check(held, "the owner-held read") { $0.contextInfo[key] }
-  check(carried, "the side-table read") { table.contextInfo(for: $0)[key] }
-  check(carried, "the default read") { $0.contextInfo[key] }
-  check(held, "the floor") { heldFloor.value(for: $0) }
-
-  let forHeldFloor = Cycle(held)
-  let forHeld = Cycle(held)
   compare(
     "owner-held read, 1,000 owners",
     calibrate: true,
     baseline: Variant("Mutex<[ObjectIdentifier: Int]>, 1,000 entries") {
-      blackHole(heldFloor.value(for: forHeldFloor.next()))
+      blackHole(goalData.heldFloor.value(for: goalData.forHeldFloor.next()))
     },
-    Variant("TinyContext") { blackHole(forHeld.next().contextInfo[key]) }
+    Variant("TinyContext") { blackHole(goalData.forHeld.next().contextInfo[key]) }
   )
-
-  let forCarriedFloor = Cycle(carried)
-  let forTable = Cycle(carried)
-  let forDefault = Cycle(carried)
   compare(
-    "side-table read, 1,000 live owners",
+    "default contextInfo read, 1,000 owners",
+    calibrate: true,
     baseline: Variant("Mutex<[ObjectIdentifier: Int]>, 1,000 entries") {
-      blackHole(carriedFloor.value(for: forCarriedFloor.next()))
+      blackHole(goalData.carriedFloor.value(for: goalData.forCarriedFloor.next()))
     },
-    Variant("TinyContext ContextTable") {
-      blackHole(table.contextInfo(for: forTable.next())[key])
-    },
-    Variant("TinyContext default contextInfo") {
-      blackHole(forDefault.next().contextInfo[key])
+    Variant("TinyContext (ContextTable.shared on Linux)") {
+      blackHole(goalData.forCarried.next().contextInfo[key])
     }
   )
 }
+
+/// One owner-held context and one plain dictionary in an owner, each holding 42.
+nonisolated(unsafe) let single: (held: OwnerHeld, plain: PlainOwner) = {
+  let held = OwnerHeld()
+  held.contextInfo[key] = 42
+  let plain = PlainOwner()
+  plain.setValue(42, for: key)
+  return (held, plain)
+}()
+
+/// 1,000 owners with a context in a private table and in the plain side table, and a cycle
+/// over them for each.
+nonisolated(unsafe) let writers:
+  (
+    table: ContextTable, plain: PlainSideTable, forTable: Cycle<Owner>,
+    forPlain: Cycle<Owner>
+  ) = {
+    let owners = (0..<1_000).map { _ in Owner() }
+    let table = ContextTable()
+    let plain = PlainSideTable()
+    for owner in owners {
+      table.contextInfo(for: owner)[key] = 0
+      plain.setValue(0, for: key, of: owner)
+    }
+    return (table, plain, Cycle(owners), Cycle(owners))
+  }()
 
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 2_000)
 
   goalReads()
 
-  let held = OwnerHeld()
-  held.contextInfo[key] = 42
-  let plainOwner = PlainOwner()
-  plainOwner.setValue(42, for: key)
   compare(
     "owner-held read",
     calibrate: true,
     baseline: Variant("plain lock-protected dictionary") {
-      blackHole(plainOwner.value(for: key))
+      blackHole(single.plain.value(for: key))
     },
-    Variant("TinyContext") { blackHole(held.contextInfo[key]) }
+    Variant("TinyContext") { blackHole(single.held.contextInfo[key]) }
   )
 
   var counter = 0
@@ -208,38 +263,28 @@ let benchmarks: @Sendable () -> Void = {
     "owner-held write",
     baseline: Variant("plain lock-protected dictionary") {
       counter &+= 1
-      plainOwner.setValue(counter, for: key)
+      single.plain.setValue(counter, for: key)
     },
     Variant("TinyContext") {
       counter &+= 1
-      held.contextInfo[key] = counter
+      single.held.contextInfo[key] = counter
     }
   )
 
-  sideTableReads(owners: 1)
-  sideTableReads(owners: 1_000)
-  sideTableReads(owners: 100_000)
+  sideTableReads(owners: 1, oneOwner)
+  sideTableReads(owners: 1_000, thousandOwners)
+  sideTableReads(owners: 100_000, hundredThousandOwners)
+  sideTableReads(owners: 1_000, stored: false, thousandOwnersWithoutContext)
 
-  sideTableReads(owners: 1_000, stored: false)
-
-  let writers = (0..<1_000).map { _ in Owner() }
-  let writeTable = ContextTable()
-  let writePlain = PlainSideTable()
-  for owner in writers {
-    writeTable.contextInfo(for: owner)[key] = 0
-    writePlain.setValue(0, for: key, of: owner)
-  }
-  let writersForPlain = Cycle(writers)
-  let writersForTable = Cycle(writers)
   compare(
     "side-table write, 1,000 owners",
     baseline: Variant("plain lock-protected dictionary") {
       counter &+= 1
-      writePlain.setValue(counter, for: key, of: writersForPlain.next())
+      writers.plain.setValue(counter, for: key, of: writers.forPlain.next())
     },
     Variant("TinyContext ContextTable") {
       counter &+= 1
-      writeTable.contextInfo(for: writersForTable.next())[key] = counter
+      writers.table.contextInfo(for: writers.forTable.next())[key] = counter
     }
   )
 }

@@ -317,7 +317,7 @@ let benchmarks: @Sendable () -> Void = {
     Variant("stdlib max(by:)") { blackHole(naturals.max(by: { digitSum($0) < digitSum($1) })) }
   )
 
-  for count in [1, 3, 8, 64, 1_000] {
+  for count in [1, 3, 8, 24, 25, 64, 1_000] {
     containsGroups(candidates: count)
   }
 

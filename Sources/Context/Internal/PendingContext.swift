@@ -1,4 +1,3 @@
-import Foundation
 import TinyInternals
 
 /// The context of an object that had none when its ``ContextInfo`` was made: it finds the
@@ -40,11 +39,17 @@ final class PendingContext: Sendable {
       return (nil, detached)
     }
     if let resolved { return resolved }
-    // The owner is alive (this holds it), so the table gives every caller the same context.
     guard let owner, let found = table.storage(for: owner, creating: creating) else {
       return nil
     }
-    state.withLock { $0.resolved = found }
-    return found
+    // Holding the owner until the context is kept, no racing caller finds it gone meanwhile
+    // and makes a context of its own. Racing callers that found it alive found this context.
+    return withExtendedLifetime(owner) {
+      state.withLock { state in
+        if let resolved = state.resolved { return resolved }  // never replaced under the lock
+        state.resolved = found
+        return found
+      }
+    }
   }
 }

@@ -29,7 +29,7 @@
 /// gone: ``ContextTable`` calls it for the objects that a reclaimed context's values held, which
 /// makes freeing a chain of owners (each one's context holding the next) one operation per link.
 ///
-/// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the arrays
+/// **Shrinking.** When fewer than a quarter of the positions' capacity is in use, the slots
 /// and the dictionary are rebuilt at twice the count, so a table that once held many owners
 /// does not keep their memory (amortized O(1): the rebuild follows at least as many removals).
 struct SideTable: Sendable {
@@ -40,9 +40,14 @@ struct SideTable: Sendable {
   /// The positions' capacity below which the table never shrinks.
   static let minimumCapacity = 64
 
-  /// How a slot holds its owner. A class, so that the sweep loads the weak reference where it
-  /// lies and moving a slot moves a pointer (copying weak and unowned references in a struct
-  /// measured a tenth of a lookup).
+  /// A slot: an owner and its context.
+  struct Slot {
+    let id: ObjectIdentifier
+    let owner: Owner
+    let storage: ContextStorage
+  }
+
+  /// How a slot holds its owner.
   final class Owner: @unchecked Sendable {
     // @unchecked: only the table's lock holder touches it, and only to ask whether the owner
     // is alive; the owner itself is never used.
@@ -62,11 +67,13 @@ struct SideTable: Sendable {
   /// test whether they are alive (releasing the last reference to one runs its `deinit`), and
   /// reclaimed contexts (releasing one releases its values).
   struct Leftovers {
-    // A lookup loads at most two owners; two fields hold them without allocating.
+    // An operation loads a live owner per sweep step (at most two) and, on Apple platforms,
+    // the one it looks up: fields hold them without allocating on the read path.
     private var first: AnyObject?
     private var second: AnyObject?
     private var more: [AnyObject] = []
-    private var reclaimed: [ContextStorage] = []
+    /// The contexts of the reclaimed slots.
+    var reclaimed: [ContextStorage] = []
 
     /// Keeps an owner that was loaded to test whether it is alive.
     mutating func keep(_ owner: AnyObject) {
@@ -79,45 +86,24 @@ struct SideTable: Sendable {
       }
     }
 
-    /// Keeps the context of a reclaimed slot.
-    mutating func keepReclaimed(_ context: ContextStorage) {
-      reclaimed.append(context)
-    }
-
-    /// Releases the owners kept.
-    mutating func releaseOwners() {
-      first = nil
-      second = nil
-      more = []
-    }
-
     /// Whether anything was kept: most lookups keep nothing, and skip the release.
     var isEmpty: Bool {
       first == nil && reclaimed.isEmpty
     }
 
-    /// The last reclaimed context kept, if any, without taking it.
-    var lastReclaimed: ContextStorage? {
-      reclaimed.last
-    }
-
-    /// Takes the last reclaimed context kept, if any.
-    mutating func takeReclaimed() -> ContextStorage? {
-      reclaimed.popLast()
+    /// Releases the owners kept.
+    mutating func releaseOwners() {
+      (first, second, more) = (nil, nil, [])
     }
   }
 
-  // The slots, as parallel arrays: a lookup then touches only the identity's position and
-  // the context, not the owner's references (copying those measured a third of a lookup).
-  private var ids: [ObjectIdentifier] = []
-  private var owners: [Owner] = []
-  private var storages: [ContextStorage] = []
+  private var slots: [Slot] = []
   private var positions: [ObjectIdentifier: Int] = [:]
   private var cursor = 0
   private var lookupsSinceSweepStep = 0
 
   /// The number of slots, whether or not their owners are alive.
-  var count: Int { ids.count }
+  var count: Int { slots.count }
 
   /// The number of slots the positions have room for before they grow.
   var capacity: Int { positions.capacity }
@@ -131,23 +117,21 @@ struct SideTable: Sendable {
     var found: ContextStorage?
     if let position = positions[id] {
       #if canImport(ObjectiveC)
-        if liveOwner(at: position) === owner {
-          found = storages[position]
+        if let live = liveOwner(at: position, leftovers: &leftovers), live === owner {
+          found = slots[position].storage
         } else {
-          leftovers.keepReclaimed(removeSlot(at: position))
+          leftovers.reclaimed.append(removeSlot(at: position))
         }
       #else
-        found = storages[position]
+        found = slots[position].storage
       #endif
     }
     if found == nil, creating {
       // Sweep first, so that the two steps never spend themselves on the new slot.
       sweep(steps: 2, leftovers: &leftovers)
       let storage = ContextStorage()
-      positions[id] = ids.count
-      ids.append(id)
-      owners.append(Owner(owner))
-      storages.append(storage)
+      positions[id] = slots.count
+      slots.append(Slot(id: id, owner: Owner(owner), storage: storage))
       return storage
     }
     lookupsSinceSweepStep += 1
@@ -158,9 +142,11 @@ struct SideTable: Sendable {
     return found
   }
 
-  /// The owner of the slot at `position`, or `nil` when it is gone.
-  private func liveOwner(at position: Int) -> AnyObject? {
-    owners[position].object
+  /// The owner of the slot at `position`, kept in `leftovers`, or `nil` when it is gone.
+  private func liveOwner(at position: Int, leftovers: inout Leftovers) -> AnyObject? {
+    guard let owner = slots[position].owner.object else { return nil }
+    leftovers.keep(owner)
+    return owner
   }
 
   /// Takes `steps` sweep steps at the cursor, reclaiming the slots whose owner is gone: each
@@ -168,14 +154,13 @@ struct SideTable: Sendable {
   private mutating func sweep(steps: Int, leftovers: inout Leftovers) {
     for _ in 0..<steps {
       for _ in 0..<Self.reclaimsPerStep {
-        if ids.isEmpty { break }
-        if cursor >= ids.count { cursor = 0 }
-        if let owner = liveOwner(at: cursor) {
-          leftovers.keep(owner)
+        if slots.isEmpty { break }
+        if cursor >= slots.count { cursor = 0 }
+        if liveOwner(at: cursor, leftovers: &leftovers) != nil {
           cursor += 1
           break
         }
-        leftovers.keepReclaimed(removeSlot(at: cursor))
+        leftovers.reclaimed.append(removeSlot(at: cursor))
       }
     }
     shrinkIfSparse()
@@ -184,12 +169,9 @@ struct SideTable: Sendable {
   /// Reclaims the slot of the object whose identity is `id` if the table has one and its owner
   /// is gone; does nothing otherwise (no slot, or a live owner, kept in `leftovers`).
   mutating func reclaimIfGone(_ id: ObjectIdentifier, leftovers: inout Leftovers) {
-    guard let position = positions[id] else { return }
-    if let owner = liveOwner(at: position) {
-      leftovers.keep(owner)
-      return
-    }
-    leftovers.keepReclaimed(removeSlot(at: position))
+    guard let position = positions[id], liveOwner(at: position, leftovers: &leftovers) == nil
+    else { return }
+    leftovers.reclaimed.append(removeSlot(at: position))
     shrinkIfSparse()
   }
 
@@ -205,41 +187,29 @@ struct SideTable: Sendable {
       swapSlots(position, cursor)
       position = cursor
     }
-    let removed = storages[position]
-    let last = ids.count - 1
-    swapSlots(position, last)
-    positions[ids[last]] = nil
-    ids.removeLast()
-    owners.removeLast()
-    storages.removeLast()
-    return removed
+    swapSlots(position, slots.count - 1)
+    let removed = slots.removeLast()
+    positions[removed.id] = nil
+    return removed.storage
   }
 
   /// Swaps two slots and records their new positions.
   private mutating func swapSlots(_ first: Int, _ second: Int) {
     guard first != second else { return }
-    ids.swapAt(first, second)
-    owners.swapAt(first, second)
-    storages.swapAt(first, second)
-    positions[ids[first]] = first
-    positions[ids[second]] = second
+    slots.swapAt(first, second)
+    positions[slots[first].id] = first
+    positions[slots[second].id] = second
   }
 
+  /// Rebuilds the storage at twice the count when fewer than a quarter of it is in use.
   private mutating func shrinkIfSparse() {
-    guard positions.capacity > Self.minimumCapacity, ids.count < positions.capacity / 4
+    guard positions.capacity > Self.minimumCapacity, slots.count < positions.capacity / 4
     else { return }
-    ids = Self.compacted(ids)
-    owners = Self.compacted(owners)
-    storages = Self.compacted(storages)
-    positions = Dictionary(minimumCapacity: ids.count * 2)
-    for (position, id) in ids.enumerated() { positions[id] = position }
-  }
-
-  /// A copy of `elements` in a buffer of twice their count.
-  private static func compacted<Element>(_ elements: [Element]) -> [Element] {
-    var compact: [Element] = []
-    compact.reserveCapacity(elements.count * 2)
-    compact.append(contentsOf: elements)
-    return compact
+    var compact: [Slot] = []
+    compact.reserveCapacity(slots.count * 2)
+    compact.append(contentsOf: slots)
+    slots = compact
+    positions = Dictionary(minimumCapacity: slots.count * 2)
+    for (position, slot) in slots.enumerated() { positions[slot.id] = position }
   }
 }
