@@ -30,7 +30,7 @@ extension Promise {
     // Decided already when an input is rejected (any input still pending is rejected later),
     // or when every input is fulfilled.
     let inputs = CombinatorInputs(promises)
-    if let rejected = inputs.firstResolution(where: \.isRejected) {
+    if let rejected = inputs.firstResolution(rejectionsOnly: true) {
       return Promise<[Value]>(result: rejected.map { [$0] })
     }
     var values: [Value] = []
@@ -41,7 +41,7 @@ extension Promise {
     if values.count == promises.count { return Promise<[Value]>(value: values) }
     let collector = Collector(inputs, count: promises.count)
     for (index, promise) in promises.enumerated() {
-      promise.addCallback({ collector.receive(Promise.resolution(at: $0), at: index) })
+      promise.whenResolved { collector.receive($0, at: index) }
     }
     return collector.combined
   }
@@ -81,17 +81,16 @@ extension Promise {
     guard !promises.isEmpty else { return Promise() }
     let inputs = CombinatorInputs(promises)
     // Decided already when an input is resolved: any input still pending resolves later.
-    if let resolved = inputs.firstResolution(where: { _ in true }) {
+    if let resolved = inputs.firstResolution(rejectionsOnly: false) {
       return Promise(result: resolved)
     }
     let first = Promise<Value>()
     for (index, promise) in promises.enumerated() {
-      promise.addCallback({ pointer in
-        let result = Promise.resolution(at: pointer)
+      promise.whenResolved { result in
         inputs.report(result, at: index)
         guard inputs.claim() else { return }
-        first.settle(with: inputs.firstResolution { _ in true } ?? result)
-      })
+        first.settle(with: inputs.firstResolution(rejectionsOnly: false) ?? result)
+      }
     }
     return first
   }
@@ -135,7 +134,7 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
   func report(_ result: Result<Value, any Error>, at index: Int) {
     // The input is alive: a resolving promise is held until its callbacks have run.
     guard let promise = inputs[index].promise else { return }
-    let stamp = promise.storage.withLock { $0.stamp }
+    let stamp = promise.state.withLock { $0.stamp }
     let replaced = earliestReported.withLock { earliest -> (UInt64, Result<Value, any Error>)? in
       if let current = earliest, current.stamp <= stamp { return nil }
       defer { earliest = (stamp, result) }
@@ -144,8 +143,8 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
     _ = replaced  // released here, after the lock: it may hold a value of the user's
   }
 
-  /// The resolution of the input that resolved first among those whose phase `isCandidate`
-  /// accepts; `nil` when none is resolved yet.
+  /// The resolution of the input that resolved first, among the rejected ones only when
+  /// `rejectionsOnly`; `nil` when none is resolved yet.
   ///
   /// Called from an input's callback, after that callback's ``report(_:at:)`` and ``claim()``,
   /// so after that input resolved, this finds the candidate that resolved first, ever: an
@@ -153,14 +152,16 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
   /// of the input whose callback is running. An input that is gone either was dropped before
   /// resolving, and can never resolve, or resolved and ran its callbacks, which reported it
   /// before it went: so the reports are read after the inputs.
-  func firstResolution(
-    where isCandidate: (Promise<Value>.State.Phase) -> Bool
-  ) -> Result<Value, any Error>? {
+  func firstResolution(rejectionsOnly: Bool) -> Result<Value, any Error>? {
     var first: (stamp: UInt64, promise: Promise<Value>)?
     for input in inputs {
       guard let promise = input.promise else { continue }
-      let stamp = promise.storage.withLock { state in
-        state.isResolved && isCandidate(state.phase) ? state.stamp : nil
+      let stamp = promise.state.withLock { state -> UInt64? in
+        switch state.result {
+        case nil: nil
+        case .success?: rejectionsOnly ? nil : state.stamp
+        case .failure?: state.stamp
+        }
       }
       if let stamp, stamp < first?.stamp ?? .max { first = (stamp, promise) }
     }
@@ -200,7 +201,7 @@ private final class Collector<Value: Sendable>: Sendable {
     case .failure(let error):
       inputs.report(result, at: index)
       guard inputs.claim() else { return }
-      let first = inputs.firstResolution(where: \.isRejected) ?? result
+      let first = inputs.firstResolution(rejectionsOnly: true) ?? result
       combined.settle(with: .failure(first.failure ?? error))
     }
   }

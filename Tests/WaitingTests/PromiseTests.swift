@@ -351,6 +351,25 @@ import TinyTestSupport
       ])
   }
 
+  @Test func aPromiseReleasesItsValueOrErrorWhenItGoesAway() {
+    weak var value: Canary?
+    weak var error: Canary?
+    do {
+      let canary = Canary()
+      let fulfilled = Promise(value: canary)
+      let resolvedLater = Promise<Canary>()
+      resolvedLater.fulfill(canary)
+      let rejected = Promise<Int>(error: CanaryError(canary: Canary()))
+      value = canary
+      error = (rejected.result?.error as? CanaryError)?.canary
+      #expect(fulfilled.result?.value === canary)
+      #expect(resolvedLater.result?.value === canary)
+      #expect(error != nil)
+    }
+    #expect(value == nil)
+    #expect(error == nil)
+  }
+
   @Test func aValueDroppedWithItsPromiseMayUseOtherPromises() {
     let other = Promise<Int>()
     do {
@@ -359,6 +378,11 @@ import TinyTestSupport
     }
     #expect(other.result?.value == 3)
   }
+}
+
+/// An error that holds an object, to see when it is released.
+private struct CanaryError: Error {
+  let canary: Canary
 }
 
 /// The ways a promise keeps a closure of the user's until it resolves.
