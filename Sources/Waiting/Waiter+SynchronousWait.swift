@@ -64,6 +64,7 @@ extension Waiter {
     // there. Being on the main queue or the main actor is not enough: both can run on other
     // threads on Linux. So this is the one question `Thread.isMainThread` answers right.
     let spinsMainRunLoop = Thread.isMainThread
+    let thread = ThreadState.number
     // Inside a main-queue block the serial main queue cannot drain, so the block `finish()`
     // posts could not end a slice early. No queue-specific key can tell (libdispatch makes the
     // main queue current on the main thread from the start), so a probe block tells: once it
@@ -83,7 +84,11 @@ extension Waiter {
       if let finishedAt { return finishedAt <= deadline }
       if now >= deadline { return false }
       if now >= nextQuantum {
+        // The last finish() may have come since the check above: then no run starts. Once the
+        // run is recorded, the last finish() returns only after it has returned.
+        guard withState({ $0.beginQuantum(id, on: thread, deadline: deadline) }) else { continue }
         eachQuantum()
+        if withState({ $0.endQuantum(id) }) { quantumEnded.signal() }
         let elapsedQuanta = ((now - start) / quantum).rounded(.down)
         nextQuantum = start + quantum * (elapsedQuanta + 1)
         continue
@@ -111,8 +116,8 @@ extension Date {
 }
 
 extension DispatchTime {
-  /// The dispatch time `duration` from now (at most an hour: the wait loops for longer ones).
-  fileprivate init(after duration: Duration) {
-    self = .now() + .nanoseconds(Int(duration.seconds * 1e9))
+  /// The dispatch time `duration` from now.
+  init(after duration: Duration) {
+    self = .now() + .nanoseconds(duration.clampedNanoseconds)
   }
 }

@@ -49,6 +49,9 @@ public final class Waiter: Sendable {
   /// The clock that timestamps the finishing call and measures timeouts.
   let clock = ContinuousClock()
 
+  /// Signalled when an `eachQuantum` run that the last ``finish()`` waits for returns.
+  let quantumEnded = DispatchSemaphore(value: 0)
+
   /// Creates a waiter that finishes after `count` calls to ``finish()``.
   ///
   /// A `count` below 1 or a `quantum` that is not positive is a programmer error and stops the
@@ -95,12 +98,12 @@ public final class Waiter: Sendable {
   @discardableResult
   public func finish() -> Bool {
     let now = clock.now
-    switch withState({ $0.finish(at: now) }) {
+    switch withState({ $0.finish(at: now, on: ThreadState.number) }) {
     case .extra:
       return false
     case .counted:
       return true
-    case .finished(let suspended, let blocked, let wakesMainRunLoop):
+    case .finished(let suspended, let blocked, let wakesMainRunLoop, let runningQuanta):
       for suspension in suspended {
         suspension.timer?.cancel()
         // A timeout task that ran late (a busy machine) must not turn a late finish into true.
@@ -112,6 +115,13 @@ public final class Waiter: Sendable {
       if wakesMainRunLoop {
         // `RunLoop.main.run(mode:before:)` returns as soon as main-queue work arrives.
         DispatchQueue.main.async {}
+      }
+      // So that no `eachQuantum` runs after this call returns, it waits for those running on
+      // other threads; at most until their deadline, in case one waits for this thread.
+      if let latest = runningQuanta.max() {
+        for _ in runningQuanta {
+          _ = quantumEnded.wait(timeout: DispatchTime(after: latest - clock.now))
+        }
       }
       return true
     }
