@@ -74,6 +74,32 @@ extension Promise {
     }
   }
 
+  /// The promised value, awaited for at most `timeout` on `clock`.
+  ///
+  /// It returns or throws as ``value`` does, unless `clock` passes `timeout` first: then it
+  /// stops waiting and throws ``TimeoutError``. The promise itself is not affected: it may
+  /// still resolve later, and other waits and callbacks still get its resolution. A `timeout`
+  /// of zero or less does not wait: it returns the value or throws the error when the promise
+  /// is resolved, and throws `TimeoutError` at once when it is pending.
+  ///
+  /// ```swift
+  /// let value = try await promise.value(timeout: .seconds(5), clock: Current.clock)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - timeout: How long to wait at most.
+  ///   - clock: The clock that measures the timeout, as in
+  ///     ``withTimeout(_:clock:operation:)``; the continuous clock by default.
+  /// - Returns: The value.
+  /// - Throws: ``TimeoutError`` when the timeout passes first; the error the promise was
+  ///   rejected with; `CancellationError` when the awaiting task is cancelled first.
+  public func value<TimeoutClock: Clock<Duration>>(
+    timeout: Duration, clock: TimeoutClock = ContinuousClock()
+  ) async throws -> Value {
+    if let result { return try result.get() }
+    return try await withTimeout(timeout, clock: clock) { try await self.value }
+  }
+
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
   private func cancelWaiting(_ id: UInt64) {
