@@ -22,13 +22,13 @@ extension Waiter {
   ///
   /// `eachQuantum` runs on the waiting thread, before the wait returns, at each whole
   /// ``quantum`` since the wait began (0.1 s, 0.2 s, … by default) that passes before the
-  /// deadline: never at the start. Before each run the wait checks for the last `finish()`,
-  /// and once it has seen it, no run starts. So no run starts after a `finish()` made on the
-  /// waiting thread (by `eachQuantum` itself, say) or one that returned on another thread
-  /// before the quantum came due; a `finish()` that lands on another thread just as a quantum
-  /// comes due may be followed by that one run, never by a second. If the waiting thread falls
-  /// behind by more than a quantum (a slow `eachQuantum`, a busy machine), it runs once as
-  /// soon as it can and skips the quanta it missed.
+  /// deadline: never at the start, and never after the last `finish()`. Once the last
+  /// `finish()` has returned, no run is in progress and none starts: a last `finish()` made on
+  /// another thread while a run is in progress returns after that run has returned (so
+  /// `eachQuantum` must not wait for the thread that makes it; if it does, that `finish()`
+  /// gives up waiting at this wait's deadline). If the waiting thread falls behind by more than
+  /// a quantum (a slow `eachQuantum`, a busy machine), it runs once as soon as it can and skips
+  /// the quanta it missed.
   ///
   /// ```swift
   /// func testAnimationEnds() {          // XCTest, on the main thread

@@ -86,7 +86,9 @@ public final class Waiter: Sendable {
   ///
   /// Call it from any thread, at any time, also before anyone waits. Calls beyond the
   /// expected count are ignored: they change nothing and return `false`, so work that reports
-  /// twice does not break a test (use the return value to assert that it does not).
+  /// twice does not break a test (use the return value to assert that it does not). The last
+  /// expected call wakes the waits at once; if a synchronous wait on another thread is running
+  /// its `eachQuantum` then, it returns after that run, so that none runs after it.
   ///
   /// ```swift
   /// let waiter = Waiter()
