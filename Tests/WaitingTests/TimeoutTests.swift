@@ -47,6 +47,57 @@ import TinyWaiting
     #expect(clock.sleeperCount == 0)
   }
 
+  @Test func aTimeoutWaitsForAnOperationThatIgnoresCancellation() async {
+    let clock = TestClock()
+    let release = Gate()
+    let order = Recorder<String>()
+    let timedOut = Waiter()
+    let timed = Task {
+      do {
+        return try await withTimeout(.seconds(5), clock: clock) { () async -> Int in
+          await release.opened()  // ignores the cancellation
+          order.record("operation returned")
+          return 1
+        }
+      } catch {
+        order.record("\(error)")
+        timedOut.finish()
+        throw error
+      }
+    }
+    await clock.sleepers(1)
+    clock.advance(by: .seconds(5))
+    // bounded: the error comes within microseconds unless it waits for the operation
+    #expect(await !timedOut.wait(timeout: .milliseconds(200)))
+    release.open()
+    #expect(
+      await TinyTestSupport.result(of: timed).error as? TimeoutError
+        == TimeoutError(timeout: .seconds(5)))
+    #expect(
+      order.all == [
+        "operation returned", "TimeoutError: the work took longer than 5.0 seconds",
+      ])
+  }
+
+  @Test func aTimeoutOfMoreThanAHundredYearsWaitsAHundredYears() async {
+    let clock = TestClock()
+    let cancelled = Gate()
+    let timed = Task {
+      try await withTimeout(.seconds(Int64.max), clock: clock) {
+        try await Self.untilCancelled(cancelled)
+      }
+    }
+    await clock.sleepers(1)
+    let century = Duration.seconds(100 * 365 * 24 * 3_600)
+    clock.advance(by: century - .seconds(1))
+    #expect(clock.sleeperCount == 1)
+    clock.advance(by: .seconds(1))
+    #expect(
+      await TinyTestSupport.result(of: timed).error as? TimeoutError
+        == TimeoutError(timeout: .seconds(Int64.max)))
+    #expect(cancelled.isOpen)
+  }
+
   @Test func cancellingTheCallerCancelsTheOperationAndTheTimer() async {
     let clock = TestClock()
     let cancelled = Gate()
@@ -125,6 +176,15 @@ import TinyWaiting
     promise.fulfill(8)
     #expect(try await TinyTestSupport.value(of: awaiting) == 8)
     #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aResolvedPromiseAnswersAtOnceWithoutATimer() async throws {
+    let clock = TestClock()
+    #expect(try await Promise(value: 4).value(timeout: .seconds(5), clock: clock) == 4)
+    await #expect(throws: TestError(5)) {
+      try await Promise<Int>(error: TestError(5)).value(timeout: .seconds(5), clock: clock)
+    }
+    #expect(clock.sleepCount == 0)
   }
 
   @Test func theErrorWhenThePromiseIsRejectedFirst() async {

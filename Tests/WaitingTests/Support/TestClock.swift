@@ -29,6 +29,9 @@ final class TestClock: Clock, Sendable {
   /// The number of sleeps waiting for the clock.
   var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+  /// The number of sleeps started on the clock, ended or not.
+  var sleepCount: Int { state.withLock { Int($0.nextID) } }
+
   // bounded: the clock's own sleep, which ends at `advance(by:)` or cancellation
   func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     let id = state.withLock { state in
