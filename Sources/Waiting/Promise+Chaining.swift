@@ -19,12 +19,9 @@ extension Promise {
   ) -> Promise<NewValue> {
     // Mapped now when resolved, so that the new promise is resolved when made (inside a
     // callback too, where a settle would wait for the callback to return).
-    @Sendable func mapping(_ result: Result<Value, any Error>) -> Result<NewValue, any Error> {
-      result.flatMap { value in Result { try transform(value) } }
-    }
-    if let result { return Promise<NewValue>(result: mapping(result)) }
+    if let resolution { return Promise<NewValue>(resolved: resolution.map(Value.self, transform)) }
     let mapped = Promise<NewValue>()
-    whenResolved { mapped.settle(with: mapping($0)) }
+    onResolution { mapped.settle($0.map(Value.self, transform)) }
     return mapped
   }
 
@@ -53,21 +50,21 @@ extension Promise {
     _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
   ) -> Promise<NewValue> {
     // Started now when resolved, so that a resolved step is returned as it is.
-    if let result {
+    if let resolution {
       do {
-        return try next(result.get()).followed()
+        return try next(resolution.get(Value.self)).followed()
       } catch {
         return Promise<NewValue>(error: error)
       }
     }
     let chained = Promise<NewValue>()
-    whenResolved { result in
+    onResolution { resolution in
       do {
-        let step = try next(result.get())
-        guard step !== chained else { return chained.settle(with: .failure(PromiseCycleError())) }
-        step.whenResolved { chained.settle(with: $0) }
+        let step = try next(resolution.get(Value.self))
+        guard step !== chained else { return chained.settle(.rejected(PromiseCycleError())) }
+        step.onResolution { chained.settle($0) }
       } catch {
-        chained.settle(with: .failure(error))
+        chained.settle(.rejected(error))
       }
     }
     return chained
@@ -89,12 +86,9 @@ extension Promise {
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
-    @Sendable func recovering(_ result: Result<Value, any Error>) -> Result<Value, any Error> {
-      result.flatMapError { error in Result { try recovery(error) } }
-    }
-    if let result { return Promise(result: recovering(result)) }
+    if let resolution { return Promise(resolved: resolution.recover(recovery)) }
     let recovered = Promise<Value>()
-    whenResolved { recovered.settle(with: recovering($0)) }
+    onResolution { recovered.settle($0.recover(recovery)) }
     return recovered
   }
 
@@ -104,7 +98,7 @@ extension Promise {
   func followed() -> Promise<Value> {
     if isResolved { return self }
     let follower = Promise()
-    whenResolved { follower.settle(with: $0) }
+    onResolution { follower.settle($0) }
     return follower
   }
 }

@@ -50,21 +50,26 @@ extension Promise {
     get async throws {
       // The wait's identifier is taken before the wait is registered, so that a cancellation
       // arriving at any moment can take the wait back.
-      let (result, id, resolvingTask) = state.withLock { state in
-        (state.result, state.isResolved ? 0 : state.makeID(), state.resolvingTask)
+      let (resolution, id, resolvingTask) = state.withLock { state in
+        (state.resolution, state.isResolved ? 0 : state.makeID(), state.resolvingTask)
       }
-      if let result { return try result.get() }
+      if let resolution { return try resolution.get(Value.self) }
       // Awaiting from the task that runs the promise's own operation would wait for itself.
       if let resolvingTask, currentTaskNumber() == resolvingTask { throw PromiseCycleError() }
       // Whoever takes the registered wait back out of the state (the resolution or the
       // cancellation) resumes it.
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-          let resume: Callback = { continuation.resume(with: $0) }
-          let result = state.withLock { state in
-            state.register(resume, id: id) == .waiting ? nil : state.result
+          let resume: Callback = { resolution in
+            switch resolution {
+            case .fulfilled(let value): continuation.resume(returning: value as! Value)
+            case .rejected(let error): continuation.resume(throwing: error)
+            }
           }
-          if let result { return continuation.resume(with: result) }
+          let resolution = state.withLock { state in
+            state.register(resume, id: id) == .waiting ? nil : state.resolution
+          }
+          if let resolution { return resume(resolution) }
           // Cancelled before registering: the cancellation handler found nothing to take.
           if Task.isCancelled { cancelWaiting(id) }
         }
@@ -96,14 +101,14 @@ extension Promise {
   public func value<TimeoutClock: Clock<Duration>>(
     timeout: Duration, clock: TimeoutClock = ContinuousClock()
   ) async throws -> Value {
-    if let result { return try result.get() }
+    if let resolution { return try resolution.get(Value.self) }
     return try await withTimeout(timeout, clock: clock) { try await self.value }
   }
 
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
   private func cancelWaiting(_ id: UInt64) {
-    state.withLock { $0.unregister(id) }?(.failure(CancellationError()))
+    state.withLock { $0.unregister(id) }?(.rejected(CancellationError()))
   }
 }
 

@@ -29,11 +29,11 @@ import TinyInternals
 /// through their values or errors.
 public final class Promise<Value: Sendable>: Sendable {
   /// A stored callback: it receives the resolution.
-  typealias Callback = @Sendable (Result<Value, any Error>) -> Void
+  typealias Callback = PromiseCallback
 
-  /// Where the promise stands (pending with its callbacks, or resolved with its result),
-  /// behind the promise's lock.
-  let state: Locked<PromiseState<Value, Callback>>
+  /// Where the promise stands (pending with its callbacks, or resolved), behind the promise's
+  /// lock.
+  let state: Locked<PromiseState<PromiseCallback>>
 
   /// Creates a pending promise.
   ///
@@ -45,6 +45,11 @@ public final class Promise<Value: Sendable>: Sendable {
     state = Locked(PromiseState())
   }
 
+  /// Creates a promise already resolved with `resolution`, a value of `Value` or an error.
+  init(resolved resolution: Resolution) {
+    state = Locked(PromiseState(resolvedWith: resolution, stamp: nextResolutionStamp()))
+  }
+
   /// Creates a promise already resolved with `result`.
   ///
   /// ```swift
@@ -52,8 +57,8 @@ public final class Promise<Value: Sendable>: Sendable {
   /// ```
   ///
   /// - Parameter result: The value or the error.
-  public init(result: Result<Value, any Error>) {
-    state = Locked(PromiseState(resolvedWith: result, stamp: nextResolutionStamp()))
+  public convenience init(result: Result<Value, any Error>) {
+    self.init(resolved: Resolution(result))
   }
 
   /// Creates a promise already fulfilled with `value`.
@@ -64,7 +69,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter value: The value.
   public convenience init(value: Value) {
-    self.init(result: .success(value))
+    self.init(resolved: .fulfilled(value))
   }
 
   /// Creates a promise already rejected with `error`.
@@ -75,7 +80,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter error: The error.
   public convenience init(error: any Error) {
-    self.init(result: .failure(error))
+    self.init(resolved: .rejected(error))
   }
 
   deinit {
@@ -83,8 +88,8 @@ public final class Promise<Value: Sendable>: Sendable {
     // and so may a resolved promise's value or error: released through the trampoline, a chain
     // is freed one link after another instead of one `deinit` inside the next, and with no
     // lock held.
-    let (result, waiting) = state.withLock { $0.takeAll() }
-    if result != nil { Trampoline.release(consume result) }
+    let (resolution, waiting) = state.withLock { $0.takeAll() }
+    if resolution != nil { Trampoline.release(consume resolution) }
     if !waiting.isEmpty { Trampoline.release(consume waiting) }
   }
 
@@ -120,7 +125,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///   resolved (nothing changes then).
   @discardableResult
   public func fulfill(_ value: Value) -> Bool {
-    resolve(with: .success(value))
+    resolve(.fulfilled(value))
   }
 
   /// Rejects the promise with `error`, unless it is already resolved.
@@ -139,7 +144,7 @@ public final class Promise<Value: Sendable>: Sendable {
   ///   resolved.
   @discardableResult
   public func reject(_ error: any Error) -> Bool {
-    resolve(with: .failure(error))
+    resolve(.rejected(error))
   }
 
   /// Resolves the promise with `result`, unless it is already resolved.
@@ -157,15 +162,23 @@ public final class Promise<Value: Sendable>: Sendable {
   ///   resolved.
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
-    guard let delivery = state.withLock({ $0.resolve(with: result, stamp: nextResolutionStamp) })
+    resolve(Resolution(result))
+  }
+
+  /// Resolves the promise with `resolution`, a value of `Value` or an error, unless it is
+  /// already resolved; see ``fulfill(_:)``.
+  @discardableResult
+  func resolve(_ resolution: Resolution) -> Bool {
+    guard
+      let delivery = state.withLock({ $0.resolve(with: resolution, stamp: nextResolutionStamp) })
     else { return false }
     if delivery.callbacks.isEmpty { return true }
     // The outermost resolution on this thread runs the chained resolutions that its callbacks
     // queue, one after another, before it returns.
     let outermost = Trampoline.enter()
     for (index, entry) in delivery.callbacks.enumerated() {
-      entry.callback(result)
-      if index == delivery.lastQueued { deliverDeferred(result) }
+      entry.callback(resolution)
+      if index == delivery.lastQueued { deliverDeferred(resolution) }
     }
     if outermost { Trampoline.leave() }
     return true
@@ -174,15 +187,15 @@ public final class Promise<Value: Sendable>: Sendable {
   /// Resolves the promise on behalf of a combinator (a chained step, `all`, `race`): at once
   /// when this thread is not delivering a resolution, else right after the callback being
   /// delivered returns, so that a chain resolves as a loop, not as nested calls.
-  func settle(with result: Result<Value, any Error>) {
-    Trampoline.run { self.resolve(with: result) }
+  func settle(_ resolution: Resolution) {
+    Trampoline.run { self.resolve(resolution) }
   }
 
   /// Sends the queued callbacks registered while this thread was delivering, oldest first,
   /// until none is left; then this thread stops delivering.
-  private func deliverDeferred(_ result: Result<Value, any Error>) {
+  private func deliverDeferred(_ resolution: Resolution) {
     while case let deferred = state.withLock({ $0.takeDeferred() }), !deferred.isEmpty {
-      for entry in deferred { entry.callback(result) }
+      for entry in deferred { entry.callback(resolution) }
     }
   }
 
@@ -195,7 +208,12 @@ public final class Promise<Value: Sendable>: Sendable {
   /// promise.result                      // success(7)
   /// ```
   public var result: Result<Value, any Error>? {
-    state.withLock { $0.result }
+    resolution?.result(of: Value.self)
+  }
+
+  /// The resolution, a value of `Value` or an error; `nil` while the promise is pending.
+  var resolution: Resolution? {
+    state.withLock { $0.resolution }
   }
 
   /// Whether the promise is fulfilled or rejected.
@@ -234,8 +252,14 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter callback: The function to call with the value or the error.
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    let result = state.withLock { $0.register(callback) == .waiting ? nil : $0.result }
-    if let result { callback(result) }
+    onResolution { callback($0.result(of: Value.self)) }
+  }
+
+  /// ``whenResolved(_:)`` for a callback that takes the resolution as it is kept, so that a
+  /// chained step makes no `Result`.
+  func onResolution(_ callback: @escaping Callback) {
+    let resolution = state.withLock { $0.register(callback) == .waiting ? nil : $0.resolution }
+    if let resolution { callback(resolution) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.
@@ -263,13 +287,20 @@ public final class Promise<Value: Sendable>: Sendable {
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    let send: Callback = { result in queue.async { callback(result) } }
-    let result = state.withLock { $0.register(send, queued: true) == .deliverNow ? $0.result : nil }
-    guard let result else { return }
-    send(result)
-    deliverDeferred(result)
+    let send: Callback = { resolution in
+      queue.async { callback(resolution.result(of: Value.self)) }
+    }
+    let resolution = state.withLock {
+      $0.register(send, queued: true) == .deliverNow ? $0.resolution : nil
+    }
+    guard let resolution else { return }
+    send(resolution)
+    deliverDeferred(resolution)
   }
 }
+
+/// A callback a promise keeps until it resolves: it receives the resolution.
+typealias PromiseCallback = @Sendable (Resolution) -> Void
 
 extension Promise where Value == Void {
   /// Fulfils a `Promise<Void>`, unless it is already resolved.

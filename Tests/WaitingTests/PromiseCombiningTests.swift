@@ -14,13 +14,14 @@ import TinyTestSupport
       let a = Promise<Int>()
       inputs = CombinatorInputs([a, b])
       a.reject(TestError(1))
-      inputs.report(a.result!, at: 0)
+      inputs.report(a.resolution!, at: 0)
     }
     b.reject(TestError(2))
-    inputs.report(b.result!, at: 1)
+    inputs.report(b.resolution!, at: 1)
     #expect(inputs.claim())
-    #expect(inputs.firstResolution(rejectionsOnly: false)?.testError?.code == 1)
-    #expect(inputs.firstResolution(rejectionsOnly: true)?.testError?.code == 1)
+    #expect(
+      inputs.firstResolution(rejectionsOnly: false)?.result(of: Int.self).testError?.code == 1)
+    #expect(inputs.firstResolution(rejectionsOnly: true)?.result(of: Int.self).testError?.code == 1)
   }
 
   @Test func aReportReplacedByAnEarlierOneIsReleasedWithNoLockHeld() {
@@ -35,9 +36,9 @@ import TinyTestSupport
       inputs = CombinatorInputs([a, b])
       b.fulfill(OnDeinit {})
       a.fulfill(OnDeinit { seen.record(inputs.firstResolution(rejectionsOnly: false) != nil) })
-      inputs.report(a.result!, at: 0)
+      inputs.report(a.resolution!, at: 0)
     }
-    inputs.report(b.result!, at: 1)
+    inputs.report(b.resolution!, at: 1)
     #expect(seen.all == [true])
   }
 
