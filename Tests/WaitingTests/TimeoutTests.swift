@@ -99,16 +99,21 @@ import TinyWaiting
   }
 
   @Test func cancellingTheCallerCancelsTheOperationAndTheTimer() async {
-    let clock = TestClock()
-    let cancelled = Gate()
-    let timed = Task {
-      try await withTimeout(.seconds(5), clock: clock) { try await Self.untilCancelled(cancelled) }
+    // Both end at once, in either order: the caller gets the operation's outcome every time.
+    for _ in 0..<20 {
+      let clock = TestClock()
+      let cancelled = Gate()
+      let timed = Task {
+        try await withTimeout(.seconds(5), clock: clock) {
+          try await Self.untilCancelled(cancelled)
+        }
+      }
+      await clock.sleepers(1)
+      timed.cancel()
+      #expect(await TinyTestSupport.result(of: timed).error is CancellationError)
+      #expect(cancelled.isOpen)
+      #expect(clock.sleeperCount == 0)
     }
-    await clock.sleepers(1)
-    timed.cancel()
-    #expect(await TinyTestSupport.result(of: timed).error is CancellationError)
-    #expect(cancelled.isOpen)
-    #expect(clock.sleeperCount == 0)
   }
 
   @Test func anOperationThatFinishesWhenCancelledGivesItsOwnOutcomeToACancelledCaller() async {
