@@ -56,26 +56,28 @@ extension Promise {
       if let resolution { return try resolution.get(Value.self) }
       // Awaiting from the task that runs the promise's own operation would wait for itself.
       if let resolvingTask, currentTaskNumber() == resolvingTask { throw PromiseCycleError() }
-      // Whoever takes the registered wait back out of the state (the resolution or the
-      // cancellation) resumes it.
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          let resume: Callback = { resolution in
-            switch resolution {
-            case .fulfilled(let value): continuation.resume(returning: value as! Value)
-            case .rejected(let error): continuation.resume(throwing: error)
-            }
-          }
-          let resolution = state.withLock { state in
-            state.register(resume, id: id) == .waiting ? nil : state.resolution
-          }
-          if let resolution { return resume(resolution) }
-          // Cancelled before registering: the cancellation handler found nothing to take.
-          if Task.isCancelled { cancelWaiting(id) }
+      return try await suspendUntilResolved(waitingAs: id).get(Value.self)
+    }
+  }
+
+  /// Suspends until the promise resolves, and returns its resolution; when the task is
+  /// cancelled first, returns `CancellationError` instead. The wait is registered under `id`,
+  /// taken beforehand, so that a cancellation arriving at any moment can take it back: whoever
+  /// takes it out of the state (the resolution or the cancellation) resumes it. Nothing here
+  /// depends on `Value`, so it costs the same unspecialized.
+  private func suspendUntilResolved(waitingAs id: UInt64) async -> Resolution {
+    await withTaskCancellationHandler {
+      // Unsafe, not checked: the state hands the continuation to exactly one resumer.
+      await withUnsafeContinuation { continuation in
+        let resolution = state.withLock { state in
+          state.register(.task(continuation), id: id) == .waiting ? nil : state.resolution
         }
-      } onCancel: {
-        cancelWaiting(id)
+        if let resolution { return continuation.resume(returning: resolution) }
+        // Cancelled before registering: the cancellation handler found nothing to take.
+        if Task.isCancelled { cancelWaiting(id) }
       }
+    } onCancel: {
+      cancelWaiting(id)
     }
   }
 

@@ -257,8 +257,10 @@ public final class Promise<Value: Sendable>: Sendable {
 
   /// ``whenResolved(_:)`` for a callback that takes the resolution as it is kept, so that a
   /// chained step makes no `Result`.
-  func onResolution(_ callback: @escaping Callback) {
-    let resolution = state.withLock { $0.register(callback) == .waiting ? nil : $0.resolution }
+  func onResolution(_ callback: @escaping @Sendable (Resolution) -> Void) {
+    let resolution = state.withLock {
+      $0.register(.function(callback)) == .waiting ? nil : $0.resolution
+    }
     if let resolution { callback(resolution) }
   }
 
@@ -287,7 +289,7 @@ public final class Promise<Value: Sendable>: Sendable {
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    let send: Callback = { resolution in
+    let send = Callback.function { resolution in
       queue.async { callback(resolution.result(of: Value.self)) }
     }
     let resolution = state.withLock {
@@ -298,9 +300,6 @@ public final class Promise<Value: Sendable>: Sendable {
     deliverDeferred(resolution)
   }
 }
-
-/// A callback a promise keeps until it resolves: it receives the resolution.
-typealias PromiseCallback = @Sendable (Resolution) -> Void
 
 extension Promise where Value == Void {
   /// Fulfils a `Promise<Void>`, unless it is already resolved.

@@ -211,6 +211,24 @@ enum Resolution: Sendable {
   }
 }
 
+/// What a promise keeps, until it resolves, for each party waiting for it.
+enum PromiseCallback: Sendable {
+  /// A function to call with the resolution.
+  case function(@Sendable (Resolution) -> Void)
+  /// A task suspended in `value`, to resume with the resolution: kept bare, so that awaiting a
+  /// pending promise allocates no closure (the pending `await value` goal is 2× a checked
+  /// continuation).
+  case task(UnsafeContinuation<Resolution, Never>)
+
+  /// Calls the function, or resumes the task, with `resolution`.
+  func callAsFunction(_ resolution: Resolution) {
+    switch self {
+    case .function(let function): function(resolution)
+    case .task(let task): task.resume(returning: resolution)
+    }
+  }
+}
+
 /// The last resolution stamp handed out.
 private let lastResolutionStamp = Locked<UInt64>(0)
 
