@@ -56,28 +56,22 @@ extension Promise {
       if let resolution { return try resolution.get(Value.self) }
       // Awaiting from the task that runs the promise's own operation would wait for itself.
       if let resolvingTask, currentTaskNumber() == resolvingTask { throw PromiseCycleError() }
-      return try await suspendUntilResolved(waitingAs: id).get(Value.self)
-    }
-  }
-
-  /// Suspends until the promise resolves, and returns its resolution; when the task is
-  /// cancelled first, returns `CancellationError` instead. The wait is registered under `id`,
-  /// taken beforehand, so that a cancellation arriving at any moment can take it back: whoever
-  /// takes it out of the state (the resolution or the cancellation) resumes it. Nothing here
-  /// depends on `Value`, so it costs the same unspecialized.
-  private func suspendUntilResolved(waitingAs id: UInt64) async -> Resolution {
-    await withTaskCancellationHandler {
-      // Unsafe, not checked: the state hands the continuation to exactly one resumer.
-      await withUnsafeContinuation { continuation in
-        let resolution = state.withLock { state in
-          state.register(.task(continuation), id: id) == .waiting ? nil : state.resolution
+      // Whoever takes the registered wait back out of the state (the resolution or the
+      // cancellation) resumes it.
+      let awaited = await withTaskCancellationHandler {
+        // Unsafe, not checked: the state hands the continuation to exactly one resumer.
+        await withUnsafeContinuation { continuation in
+          let resolution = state.withLock { state in
+            state.register(.task(continuation), id: id) == .waiting ? nil : state.resolution
+          }
+          if let resolution { return continuation.resume(returning: resolution) }
+          // Cancelled before registering: the cancellation handler found nothing to take.
+          if Task.isCancelled { cancelWaiting(id) }
         }
-        if let resolution { return continuation.resume(returning: resolution) }
-        // Cancelled before registering: the cancellation handler found nothing to take.
-        if Task.isCancelled { cancelWaiting(id) }
+      } onCancel: {
+        cancelWaiting(id)
       }
-    } onCancel: {
-      cancelWaiting(id)
+      return try awaited.get(Value.self)
     }
   }
 
