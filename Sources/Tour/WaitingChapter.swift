@@ -59,6 +59,21 @@ let waitingChapter = Chapter(
   show("Promise.race([network, Promise(value: \"cached\")])", try await quick.value)
 
   print()
+  say("Timeouts: the loser is cancelled; the clock is any Clock<Duration> (the world's, in apps).")
+  let slowFeed = Promise<[String]> {
+    try await withTimeout(.milliseconds(10), clock: clock) {
+      try await api.authenticate(user: "ada").then { api.feed(for: $0) }.map(\.items).value
+    }
+  }
+  show(
+    "withTimeout(.milliseconds(10), clock: clock) { a 20 ms sign-in, then a 20 ms feed }",
+    try await slowFeed.recover { error in ["\(error)"] }.value)
+  let token = api.authenticate(user: "ada")
+  show(
+    "try await token.value(timeout: .seconds(5), clock: clock)",
+    try await token.value(timeout: .seconds(5), clock: clock))
+
+  print()
   say("A waiter: three jobs count primes on background threads; the wait ends at the last one.")
   let waiter = Waiter(count: 3)
   let counts = Promise.all(

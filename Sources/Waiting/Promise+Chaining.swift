@@ -1,18 +1,4 @@
 extension Promise {
-  /// Creates a promise already resolved with `result`.
-  ///
-  /// ```swift
-  /// Promise<Int>(result: .success(1)).result   // success(1)
-  /// ```
-  ///
-  /// - Parameter result: The value or the error.
-  public convenience init(result: Result<Value, any Error>) {
-    switch result {
-    case .success(let value): self.init(value: value)
-    case .failure(let error): self.init(error: error)
-    }
-  }
-
   /// Returns a promise for the value that `transform` makes from this promise's value.
   ///
   /// `transform` runs once, when this promise is fulfilled: on the thread that fulfils it, or
@@ -31,25 +17,11 @@ extension Promise {
   public func map<NewValue: Sendable>(
     _ transform: @escaping @Sendable (Value) throws -> NewValue
   ) -> Promise<NewValue> {
-    // Already resolved: no callback, no metadata for a `Result` (this is the hot path).
-    switch storage.withLock({ $0.phase }) {
-    case .fulfilled:
-      let value = storage.slot(of: Value.self).pointee  // set for good once fulfilled
-      do {
-        return Promise<NewValue>(value: try transform(value))
-      } catch {
-        return Promise<NewValue>(error: error)
-      }
-    case .rejected(let error):
-      return Promise<NewValue>(error: error)
-    case .pending:
-      break
-    }
+    // Mapped now when resolved, so that the new promise is resolved when made (inside a
+    // callback too, where a settle would wait for the callback to return).
+    if let resolution { return Promise<NewValue>(resolved: resolution.map(Value.self, transform)) }
     let mapped = Promise<NewValue>()
-    addCallback({ result in
-      mapped.settle(
-        with: Self.resolution(at: result).flatMap { value in Result { try transform(value) } })
-    })
+    onResolution { mapped.settle($0.map(Value.self, transform)) }
     return mapped
   }
 
@@ -77,37 +49,24 @@ extension Promise {
   public func then<NewValue: Sendable>(
     _ next: @escaping @Sendable (Value) throws -> Promise<NewValue>
   ) -> Promise<NewValue> {
-    // Already resolved: the step runs now, with no callback to store.
-    switch storage.withLock({ $0.phase }) {
-    case .fulfilled:
+    // Started now when resolved, so that a resolved step is returned as it is.
+    if let resolution {
       do {
-        // The slot is set for good once the promise is fulfilled.
-        return try next(storage.slot(of: Value.self).pointee).followed()
+        return try next(resolution.get(Value.self)).followed()
       } catch {
         return Promise<NewValue>(error: error)
       }
-    case .rejected(let error):
-      return Promise<NewValue>(error: error)
-    case .pending:
-      break
     }
     let chained = Promise<NewValue>()
-    addCallback({ result in
-      switch Self.resolution(at: result) {
-      case .success(let value):
-        do {
-          let step = try next(value)
-          guard step !== chained else {
-            return chained.settle(with: .failure(PromiseCycleError()))
-          }
-          step.addCallback({ chained.settle(with: Promise<NewValue>.resolution(at: $0)) })
-        } catch {
-          chained.settle(with: .failure(error))
-        }
-      case .failure(let error):
-        chained.settle(with: .failure(error))
+    onResolution { resolution in
+      do {
+        let step = try next(resolution.get(Value.self))
+        guard step !== chained else { return chained.settle(.rejected(PromiseCycleError())) }
+        step.onResolution { chained.settle($0) }
+      } catch {
+        chained.settle(.rejected(error))
       }
-    })
+    }
     return chained
   }
 
@@ -127,23 +86,9 @@ extension Promise {
   public func recover(
     _ recovery: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
-    switch storage.withLock({ $0.phase }) {
-    case .fulfilled:
-      return Promise(value: storage.slot(of: Value.self).pointee)  // set for good once fulfilled
-    case .rejected(let error):
-      do {
-        return Promise(value: try recovery(error))
-      } catch {
-        return Promise(error: error)
-      }
-    case .pending:
-      break
-    }
+    if let resolution { return Promise(resolved: resolution.recover(recovery)) }
     let recovered = Promise<Value>()
-    addCallback({ result in
-      recovered.settle(
-        with: Self.resolution(at: result).flatMapError { error in Result { try recovery(error) } })
-    })
+    onResolution { recovered.settle($0.recover(recovery)) }
     return recovered
   }
 
@@ -153,7 +98,7 @@ extension Promise {
   func followed() -> Promise<Value> {
     if isResolved { return self }
     let follower = Promise()
-    addCallback({ follower.settle(with: Self.resolution(at: $0)) })
+    onResolution { follower.settle($0) }
     return follower
   }
 }

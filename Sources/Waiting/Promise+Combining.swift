@@ -30,18 +30,18 @@ extension Promise {
     // Decided already when an input is rejected (any input still pending is rejected later),
     // or when every input is fulfilled.
     let inputs = CombinatorInputs(promises)
-    if let rejected = inputs.firstResolution(where: \.isRejected) {
-      return Promise<[Value]>(result: rejected.map { [$0] })
+    if let rejected = inputs.firstResolution(rejectionsOnly: true) {
+      return Promise<[Value]>(resolved: rejected)
     }
     var values: [Value] = []
     for promise in promises {
-      guard case .success(let value)? = promise.result else { break }
-      values.append(value)
+      guard case .fulfilled(let value)? = promise.resolution else { break }
+      values.append(value as! Value)
     }
     if values.count == promises.count { return Promise<[Value]>(value: values) }
     let collector = Collector(inputs, count: promises.count)
     for (index, promise) in promises.enumerated() {
-      promise.addCallback({ collector.receive(Promise.resolution(at: $0), at: index) })
+      promise.onResolution { collector.receive($0, at: index) }
     }
     return collector.combined
   }
@@ -81,17 +81,16 @@ extension Promise {
     guard !promises.isEmpty else { return Promise() }
     let inputs = CombinatorInputs(promises)
     // Decided already when an input is resolved: any input still pending resolves later.
-    if let resolved = inputs.firstResolution(where: { _ in true }) {
-      return Promise(result: resolved)
+    if let resolved = inputs.firstResolution(rejectionsOnly: false) {
+      return Promise(resolved: resolved)
     }
     let first = Promise<Value>()
     for (index, promise) in promises.enumerated() {
-      promise.addCallback({ pointer in
-        let result = Promise.resolution(at: pointer)
-        inputs.report(result, at: index)
+      promise.onResolution { resolution in
+        inputs.report(resolution, at: index)
         guard inputs.claim() else { return }
-        first.settle(with: inputs.firstResolution { _ in true } ?? result)
-      })
+        first.settle(inputs.firstResolution(rejectionsOnly: false) ?? resolution)
+      }
     }
     return first
   }
@@ -111,7 +110,7 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
   /// Whether a callback has taken the decision.
   private let isClaimed = Locked(false)
   /// The reported resolution with the earliest stamp (see ``report(_:at:)``).
-  private let earliestReported = Locked<(stamp: UInt64, result: Result<Value, any Error>)?>(nil)
+  private let earliestReported = Locked<(stamp: UInt64, resolution: Resolution)?>(nil)
 
   init(_ promises: [Promise<Value>]) {
     inputs = promises.map { Input(promise: $0) }
@@ -132,20 +131,20 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
   /// An input may resolve, run its callbacks and be dropped while another input's callback is
   /// between its claim and ``firstResolution(where:)``: the input is gone by then, but its
   /// report is here.
-  func report(_ result: Result<Value, any Error>, at index: Int) {
+  func report(_ resolution: Resolution, at index: Int) {
     // The input is alive: a resolving promise is held until its callbacks have run.
     guard let promise = inputs[index].promise else { return }
-    let stamp = promise.storage.withLock { $0.stamp }
-    let replaced = earliestReported.withLock { earliest -> (UInt64, Result<Value, any Error>)? in
+    let stamp = promise.state.withLock { $0.stamp }
+    let replaced = earliestReported.withLock { earliest -> (UInt64, Resolution)? in
       if let current = earliest, current.stamp <= stamp { return nil }
-      defer { earliest = (stamp, result) }
+      defer { earliest = (stamp, resolution) }
       return earliest
     }
     _ = replaced  // released here, after the lock: it may hold a value of the user's
   }
 
-  /// The resolution of the input that resolved first among those whose phase `isCandidate`
-  /// accepts; `nil` when none is resolved yet.
+  /// The resolution of the input that resolved first, among the rejected ones only when
+  /// `rejectionsOnly`; `nil` when none is resolved yet.
   ///
   /// Called from an input's callback, after that callback's ``report(_:at:)`` and ``claim()``,
   /// so after that input resolved, this finds the candidate that resolved first, ever: an
@@ -153,20 +152,22 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
   /// of the input whose callback is running. An input that is gone either was dropped before
   /// resolving, and can never resolve, or resolved and ran its callbacks, which reported it
   /// before it went: so the reports are read after the inputs.
-  func firstResolution(
-    where isCandidate: (Promise<Value>.State.Phase) -> Bool
-  ) -> Result<Value, any Error>? {
+  func firstResolution(rejectionsOnly: Bool) -> Resolution? {
     var first: (stamp: UInt64, promise: Promise<Value>)?
     for input in inputs {
       guard let promise = input.promise else { continue }
-      let stamp = promise.storage.withLock { state in
-        state.isResolved && isCandidate(state.phase) ? state.stamp : nil
+      let stamp = promise.state.withLock { state -> UInt64? in
+        switch state.resolution {
+        case nil: nil
+        case .fulfilled?: rejectionsOnly ? nil : state.stamp
+        case .rejected?: state.stamp
+        }
       }
       if let stamp, stamp < first?.stamp ?? .max { first = (stamp, promise) }
     }
     let reported = earliestReported.withLock { $0 }
-    if let reported, reported.stamp < first?.stamp ?? .max { return reported.result }
-    return first?.promise.result
+    if let reported, reported.stamp < first?.stamp ?? .max { return reported.resolution }
+    return first?.promise.resolution
   }
 }
 
@@ -187,29 +188,21 @@ private final class Collector<Value: Sendable>: Sendable {
 
   /// Takes the resolution of the input at `index`: stores a value, fulfils the combined
   /// promise once every value is in, or rejects it with the first rejection.
-  func receive(_ result: Result<Value, any Error>, at index: Int) {
-    switch result {
-    case .success(let value):
+  func receive(_ resolution: Resolution, at index: Int) {
+    switch resolution {
+    case .fulfilled(let value):
+      let value = value as! Value
       let values = state.withLock { state -> [Value]? in
         state.values[index] = value
         state.missing -= 1
         return state.missing == 0 ? state.values.map { $0! } : nil
       }
       // Every input is fulfilled: no rejection can come.
-      if let values, inputs.claim() { combined.settle(with: .success(values)) }
-    case .failure(let error):
-      inputs.report(result, at: index)
+      if let values, inputs.claim() { combined.settle(.fulfilled(values)) }
+    case .rejected:
+      inputs.report(resolution, at: index)
       guard inputs.claim() else { return }
-      let first = inputs.firstResolution(where: \.isRejected) ?? result
-      combined.settle(with: .failure(first.failure ?? error))
+      combined.settle(inputs.firstResolution(rejectionsOnly: true) ?? resolution)
     }
-  }
-}
-
-extension Result {
-  /// The error, or `nil` for a value.
-  fileprivate var failure: Failure? {
-    if case .failure(let error) = self { return error }
-    return nil
   }
 }

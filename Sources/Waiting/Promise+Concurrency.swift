@@ -22,7 +22,7 @@ extension Promise {
     self.init()
     Task { [self] in
       let task = currentTaskNumber()
-      storage.withLock { $0.resolvingTask = task }
+      state.withLock { $0.resolvingTask = task }
       do {
         fulfill(try await operation())
       } catch {
@@ -31,117 +31,80 @@ extension Promise {
     }
   }
 
-  // Two spellings of one getter: `nonisolated(nonsending)` (Swift 6.2) keeps the resolved
-  // case on the caller's executor, with no hop; older compilers do not parse it.
-  #if compiler(>=6.2)
-    /// The promised value, awaited without blocking a thread.
-    ///
-    /// When the promise is already resolved this returns or throws at once, without suspending:
-    /// no continuation is made, and (compiled with Swift 6.2 or later) no hop off the caller's
-    /// executor. Otherwise the calling task suspends until the promise resolves. If that task
-    /// is cancelled first, the getter stops waiting and throws `CancellationError`; the promise
-    /// itself is unaffected and may still resolve for others.
-    ///
-    /// ```swift
-    /// let items = try await api.feed(for: token).map(\.items).value
-    /// ```
-    ///
-    /// - Throws: The error the promise was rejected with; `CancellationError` when the
-    ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
-    ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
-    ///   promise (it would wait for itself forever).
-    nonisolated(nonsending) public var value: Value {
-      get async throws {
-        if !storage.isKnownFulfilled, let wait = try waitingID() {
-          return try await suspendUntilResolved(wait)
-        }
-        // The slot was written before the promise was fulfilled, and never since.
-        return storage.slot(of: Value.self).pointee
+  /// The promised value, awaited without blocking a thread.
+  ///
+  /// When the promise is already resolved this returns or throws at once, without suspending
+  /// on the promise. Otherwise the calling task suspends until the promise resolves. If that
+  /// task is cancelled first, the getter stops waiting and throws `CancellationError`; the
+  /// promise itself is unaffected and may still resolve for others.
+  ///
+  /// ```swift
+  /// let items = try await api.feed(for: token).map(\.items).value
+  /// ```
+  ///
+  /// - Throws: The error the promise was rejected with; `CancellationError` when the
+  ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
+  ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
+  ///   promise (it would wait for itself forever).
+  public var value: Value {
+    get async throws {
+      // The wait's identifier is taken before the wait is registered, so that a cancellation
+      // arriving at any moment can take the wait back.
+      let (resolution, id, resolvingTask) = state.withLock { state in
+        (state.resolution, state.isResolved ? 0 : state.makeID(), state.resolvingTask)
       }
-    }
-  #else
-    /// The promised value, awaited without blocking a thread.
-    ///
-    /// When the promise is already resolved this returns or throws at once, without suspending:
-    /// no continuation is made, and (compiled with Swift 6.2 or later) no hop off the caller's
-    /// executor. Otherwise the calling task suspends until the promise resolves. If that task
-    /// is cancelled first, the getter stops waiting and throws `CancellationError`; the promise
-    /// itself is unaffected and may still resolve for others.
-    ///
-    /// ```swift
-    /// let items = try await api.feed(for: token).map(\.items).value
-    /// ```
-    ///
-    /// - Throws: The error the promise was rejected with; `CancellationError` when the
-    ///   awaiting task is cancelled while the promise is pending; ``PromiseCycleError`` when
-    ///   the awaiting task runs the operation of ``init(operation:)`` that resolves this very
-    ///   promise (it would wait for itself forever).
-    public var value: Value {
-      get async throws {
-        if !storage.isKnownFulfilled, let wait = try waitingID() {
-          return try await suspendUntilResolved(wait)
+      if let resolution { return try resolution.get(Value.self) }
+      // Awaiting from the task that runs the promise's own operation would wait for itself.
+      if let resolvingTask, currentTaskNumber() == resolvingTask { throw PromiseCycleError() }
+      // Whoever takes the registered wait back out of the state (the resolution or the
+      // cancellation) resumes it.
+      let awaited = await withTaskCancellationHandler {
+        // Unsafe, not checked: the state hands the continuation to exactly one resumer.
+        await withUnsafeContinuation { continuation in
+          let resolution = state.withLock { state in
+            state.register(.task(continuation), id: id) == .waiting ? nil : state.resolution
+          }
+          if let resolution { return continuation.resume(returning: resolution) }
+          // Cancelled before registering: the cancellation handler found nothing to take.
+          if Task.isCancelled { cancelWaiting(id) }
         }
-        // The slot was written before the promise was fulfilled, and never since.
-        return storage.slot(of: Value.self).pointee
+      } onCancel: {
+        cancelWaiting(id)
       }
-    }
-  #endif
-
-  /// What ``value`` reads under the lock when the promise is not known to be fulfilled
-  /// (``PromiseStorage/isKnownFulfilled``; on Apple platforms, always): `nil` when it is
-  /// fulfilled (its value is then set for good, so it may be read without the lock); while it is
-  /// pending, a new callback identifier for the wait and the task that runs the promise's
-  /// operation, if any, read under the same lock so that the slow path takes the lock once
-  /// less; throws the error of a rejected promise. It names no type that depends on `Value`, so
-  /// it needs no metadata lookup. Always inlined: as a call it added about 4 ns to each `value`
-  /// that took it (measured here).
-  @inline(__always)
-  func waitingID() throws -> (id: UInt64, resolvingTask: Int?)? {
-    let (phase, id, resolvingTask) = storage.withLock { state in
-      (state.phase, state.isResolved ? 0 : state.makeID(), state.resolvingTask)
-    }
-    switch phase {
-    case .fulfilled: return nil
-    case .rejected(let error): throw error
-    case .pending: return (id, resolvingTask)
+      return try awaited.get(Value.self)
     }
   }
 
-  /// The slow path of ``value``: suspends until the promise resolves or the task is cancelled.
-  /// The wait's identifier is known before the wait is registered, so a cancellation that
-  /// arrives at any moment can take the wait back.
-  func suspendUntilResolved(_ wait: (id: UInt64, resolvingTask: Int?)) async throws -> Value {
-    let id = wait.id
-    // Awaiting from the task that runs the promise's own operation would wait for itself.
-    if let task = wait.resolvingTask, currentTaskNumber() == task { throw PromiseCycleError() }
-    // Whoever takes the registered wait back out of the state (the resolution or the
-    // cancellation) resumes it.
-    return try await withTaskCancellationHandler {
-      // Unchecked: the state hands the continuation to exactly one resumer (the resolution or
-      // the cancellation), and keeping it bare saves a closure and a checked wrapper.
-      try await withUnsafeThrowingContinuation { continuation in
-        let result = storage.withLock { state -> Result<Value, any Error>? in
-          if state.register(.task(SuspendedTask(continuation)), id: id) == .waiting { return nil }
-          return storage.result(in: state, of: Value.self)
-        }
-        if let result { return continuation.resume(with: result) }
-        // Cancelled before registering: the cancellation handler found nothing to take.
-        if Task.isCancelled { cancelWaiting(id) }
-      }
-    } onCancel: {
-      cancelWaiting(id)
-    }
+  /// The promised value, awaited for at most `timeout` on `clock`.
+  ///
+  /// It returns or throws as ``value`` does, unless `clock` passes `timeout` first: then it
+  /// stops waiting and throws ``TimeoutError``. The promise itself is not affected: it may
+  /// still resolve later, and other waits and callbacks still get its resolution. A `timeout`
+  /// of zero or less does not wait: it returns the value or throws the error when the promise
+  /// is resolved, and throws `TimeoutError` at once when it is pending.
+  ///
+  /// ```swift
+  /// let value = try await promise.value(timeout: .seconds(5), clock: Current.clock)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - timeout: How long to wait at most.
+  ///   - clock: The clock that measures the timeout, as in
+  ///     ``withTimeout(_:clock:operation:)``; the continuous clock by default.
+  /// - Returns: The value.
+  /// - Throws: ``TimeoutError`` when the timeout passes first; the error the promise was
+  ///   rejected with; `CancellationError` when the awaiting task is cancelled first.
+  public func value<TimeoutClock: Clock<Duration>>(
+    timeout: Duration, clock: TimeoutClock = ContinuousClock()
+  ) async throws -> Value {
+    if let resolution { return try resolution.get(Value.self) }
+    return try await withTimeout(timeout, clock: clock) { try await self.value }
   }
 
   /// Resumes the waiting `value` getter registered under `id` with `CancellationError`, unless
   /// the promise resolved it first.
-  func cancelWaiting(_ id: UInt64) {
-    guard let resume = storage.withLock({ $0.unregister(id) }) else {
-      return
-    }
-    withUnsafePointer(to: Result<Value, any Error>.failure(CancellationError())) {
-      Self.run(resume, with: $0)
-    }
+  private func cancelWaiting(_ id: UInt64) {
+    state.withLock { $0.unregister(id) }?(.rejected(CancellationError()))
   }
 }
 

@@ -27,19 +27,13 @@ import TinyInternals
 /// ``race(_:)``) resolve, and are freed when dropped unresolved, one step after another: a
 /// chain of a million steps needs no more stack than one. So are promises that hold each other
 /// through their values or errors.
-public final class Promise<Value: Sendable>: @unchecked Sendable {
-  // Safe: the state is only reached with its lock held, and the value slot is written once,
-  // with the lock held, before the state says fulfilled (see `PromiseStorage`).
-
-  /// A registered callback (see `PromiseStorage`).
+public final class Promise<Value: Sendable>: Sendable {
+  /// A stored callback: it receives the resolution.
   typealias Callback = PromiseCallback
 
-  /// The state machine behind the lock.
-  typealias State = PromiseState<Callback>
-
-  /// The lock, the state (pending, fulfilled or rejected, and the callbacks waiting) and the
-  /// value once fulfilled.
-  let storage: PromiseStorage
+  /// Where the promise stands (pending with its callbacks, or resolved), behind the promise's
+  /// lock.
+  let state: Locked<PromiseState<PromiseCallback>>
 
   /// Creates a pending promise.
   ///
@@ -48,7 +42,23 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// feed.isResolved                     // false
   /// ```
   public init() {
-    storage = PromiseStorage(of: Value.self)
+    state = Locked(PromiseState())
+  }
+
+  /// Creates a promise already resolved with `resolution`, a value of `Value` or an error.
+  init(resolved resolution: Resolution) {
+    state = Locked(PromiseState(resolvedWith: resolution, stamp: nextResolutionStamp()))
+  }
+
+  /// Creates a promise already resolved with `result`.
+  ///
+  /// ```swift
+  /// Promise<Int>(result: .success(1)).result   // success(1)
+  /// ```
+  ///
+  /// - Parameter result: The value or the error.
+  public convenience init(result: Result<Value, any Error>) {
+    self.init(resolved: Resolution(result))
   }
 
   /// Creates a promise already fulfilled with `value`.
@@ -58,8 +68,8 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter value: The value.
-  public init(value: Value) {
-    storage = PromiseStorage(fulfilledWith: value)
+  public convenience init(value: Value) {
+    self.init(resolved: .fulfilled(value))
   }
 
   /// Creates a promise already rejected with `error`.
@@ -69,12 +79,18 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// ```
   ///
   /// - Parameter error: The error.
-  public init(error: any Error) {
-    storage = PromiseStorage(of: Value.self, rejectedWith: error)
+  public convenience init(error: any Error) {
+    self.init(resolved: .rejected(error))
   }
 
   deinit {
-    storage.free(of: Value.self)
+    // A pending promise's callbacks may hold the next promise of a chain, which holds the next,
+    // and so may a resolved promise's value or error: released through the trampoline, a chain
+    // is freed one link after another instead of one `deinit` inside the next, and with no
+    // lock held.
+    let (resolution, waiting) = state.withLock { $0.takeAll() }
+    if resolution != nil { Trampoline.release(consume resolution) }
+    if !waiting.isEmpty { Trampoline.release(consume waiting) }
   }
 
   /// Fulfils the promise with `value`, unless it is already resolved.
@@ -109,7 +125,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   resolved (nothing changes then).
   @discardableResult
   public func fulfill(_ value: Value) -> Bool {
-    resolve(with: .success(value))
+    resolve(.fulfilled(value))
   }
 
   /// Rejects the promise with `error`, unless it is already resolved.
@@ -128,7 +144,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   resolved.
   @discardableResult
   public func reject(_ error: any Error) -> Bool {
-    resolve(with: .failure(error))
+    resolve(.rejected(error))
   }
 
   /// Resolves the promise with `result`, unless it is already resolved.
@@ -146,29 +162,23 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///   resolved.
   @discardableResult
   public func resolve(with result: Result<Value, any Error>) -> Bool {
-    let delivery = storage.withLock { state -> State.Delivery? in
-      guard !state.isResolved else { return nil }
-      switch result {
-      case .success(let value):
-        storage.slot(of: Value.self).initialize(to: value)
-        defer { storage.markFulfilled() }
-        return state.resolve(.fulfilled, stamp: nextResolutionStamp)
-      case .failure(let error):
-        return state.resolve(.rejected(error), stamp: nextResolutionStamp)
-      }
-    }
-    guard let delivery else { return false }
+    resolve(Resolution(result))
+  }
+
+  /// Resolves the promise with `resolution`, a value of `Value` or an error, unless it is
+  /// already resolved; see ``fulfill(_:)``.
+  @discardableResult
+  func resolve(_ resolution: Resolution) -> Bool {
+    guard
+      let delivery = state.withLock({ $0.resolve(with: resolution, stamp: nextResolutionStamp) })
+    else { return false }
     if delivery.callbacks.isEmpty { return true }
     // The outermost resolution on this thread runs the chained resolutions that its callbacks
     // queue, one after another, before it returns.
     let outermost = Trampoline.enter()
-    withUnsafePointer(to: result) { result in
-      var index = 0
-      for entry in delivery.callbacks {
-        Self.run(entry.callback, with: result)
-        if index == delivery.lastQueued { deliverDeferred(result) }
-        index += 1
-      }
+    for (index, entry) in delivery.callbacks.enumerated() {
+      entry.callback(resolution)
+      if index == delivery.lastQueued { deliverDeferred(resolution) }
     }
     if outermost { Trampoline.leave() }
     return true
@@ -177,24 +187,15 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Resolves the promise on behalf of a combinator (a chained step, `all`, `race`): at once
   /// when this thread is not delivering a resolution, else right after the callback being
   /// delivered returns, so that a chain resolves as a loop, not as nested calls.
-  func settle(with result: Result<Value, any Error>) {
-    if Trampoline.enter() {
-      resolve(with: result)
-      Trampoline.leave()
-    } else {
-      Trampoline.enqueue { self.resolve(with: result) }
-    }
+  func settle(_ resolution: Resolution) {
+    Trampoline.run { self.resolve(resolution) }
   }
 
   /// Sends the queued callbacks registered while this thread was delivering, oldest first,
   /// until none is left; then this thread stops delivering.
-  func deliverDeferred(_ result: UnsafePointer<Result<Value, any Error>>) {
-    while true {
-      let deferred = storage.withLock { $0.takeDeferred() }
-      if deferred.isEmpty { return }
-      for entry in deferred {
-        Self.run(entry.callback, with: result)
-      }
+  private func deliverDeferred(_ resolution: Resolution) {
+    while case let deferred = state.withLock({ $0.takeDeferred() }), !deferred.isEmpty {
+      for entry in deferred { entry.callback(resolution) }
     }
   }
 
@@ -207,7 +208,12 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// promise.result                      // success(7)
   /// ```
   public var result: Result<Value, any Error>? {
-    storage.withLock { storage.result(in: $0, of: Value.self) }
+    resolution?.result(of: Value.self)
+  }
+
+  /// The resolution, a value of `Value` or an error; `nil` while the promise is pending.
+  var resolution: Resolution? {
+    state.withLock { $0.resolution }
   }
 
   /// Whether the promise is fulfilled or rejected.
@@ -217,7 +223,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   /// Promise(value: 1).isResolved        // true
   /// ```
   public var isResolved: Bool {
-    storage.withLock { $0.isResolved }
+    state.withLock { $0.isResolved }
   }
 
   /// Runs `callback` once with the resolution: when the promise resolves, or at once when it is
@@ -246,43 +252,16 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   ///
   /// - Parameter callback: The function to call with the value or the error.
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    let stored = Self.callback(callback)
-    let result = storage.withLock { state -> Result<Value, any Error>? in
-      if state.register(stored) == .waiting { return nil }
-      return storage.result(in: state, of: Value.self)
+    onResolution { callback($0.result(of: Value.self)) }
+  }
+
+  /// ``whenResolved(_:)`` for a callback that takes the resolution as it is kept, so that a
+  /// chained step makes no `Result`.
+  func onResolution(_ callback: @escaping @Sendable (Resolution) -> Void) {
+    let resolution = state.withLock {
+      $0.register(.function(callback)) == .waiting ? nil : $0.resolution
     }
-    if let result { callback(result) }
-  }
-
-  /// ``whenResolved(_:)`` for a callback that takes the resolution by pointer, as stored
-  /// callbacks do (see ``resolution(at:)``): a chained step written this way is one closure,
-  /// not a closure inside another.
-  func addCallback(_ callback: @escaping @Sendable (UnsafeRawPointer) -> Void) {
-    let result = storage.withLock { state -> Result<Value, any Error>? in
-      if state.register(.function(callback)) == .waiting { return nil }
-      return storage.result(in: state, of: Value.self)
-    }
-    if let result { withUnsafePointer(to: result) { callback($0) } }
-  }
-
-  /// Runs a stored callback with the resolution at `result`.
-  static func run(_ callback: Callback, with result: UnsafeRawPointer) {
-    switch callback {
-    case .function(let function): function(result)
-    case .task(let task): task.resume(Value.self, with: result)
-    }
-  }
-
-  /// The resolution a stored callback receives.
-  static func resolution(at pointer: UnsafeRawPointer) -> Result<Value, any Error> {
-    pointer.assumingMemoryBound(to: Result<Value, any Error>.self).pointee
-  }
-
-  /// Wraps `body` as a stored callback.
-  static func callback(
-    _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
-  ) -> Callback {
-    .function { result in body(resolution(at: result)) }
+    if let resolution { callback(resolution) }
   }
 
   /// Runs `callback` once with the resolution, asynchronously on `queue`.
@@ -310,16 +289,15 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
   public func whenResolved(
     on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    let send = Self.callback { result in queue.async { callback(result) } }
-    let result = storage.withLock { state -> Result<Value, any Error>? in
-      if state.register(send, queued: true) != .deliverNow { return nil }
-      return storage.result(in: state, of: Value.self)
+    let send = Callback.function { resolution in
+      queue.async { callback(resolution.result(of: Value.self)) }
     }
-    guard let result else { return }
-    withUnsafePointer(to: result) { result in
-      Self.run(send, with: result)
-      deliverDeferred(result)
+    let resolution = state.withLock {
+      $0.register(send, queued: true) == .deliverNow ? $0.resolution : nil
     }
+    guard let resolution else { return }
+    send(resolution)
+    deliverDeferred(resolution)
   }
 }
 

@@ -22,13 +22,13 @@ extension Waiter {
   ///
   /// `eachQuantum` runs on the waiting thread, before the wait returns, at each whole
   /// ``quantum`` since the wait began (0.1 s, 0.2 s, … by default) that passes before the
-  /// deadline: never at the start. Before each run the wait checks for the last `finish()`,
-  /// and once it has seen it, no run starts. So no run starts after a `finish()` made on the
-  /// waiting thread (by `eachQuantum` itself, say) or one that returned on another thread
-  /// before the quantum came due; a `finish()` that lands on another thread just as a quantum
-  /// comes due may be followed by that one run, never by a second. If the waiting thread falls
-  /// behind by more than a quantum (a slow `eachQuantum`, a busy machine), it runs once as
-  /// soon as it can and skips the quanta it missed.
+  /// deadline: never at the start, and never after the last `finish()`. Once the last
+  /// `finish()` has returned, no run is in progress and none starts: a last `finish()` made on
+  /// another thread while a run is in progress returns after that run has returned (so
+  /// `eachQuantum` must not wait for the thread that makes it; if it does, that `finish()`
+  /// gives up waiting at this wait's deadline). If the waiting thread falls behind by more than
+  /// a quantum (a slow `eachQuantum`, a busy machine), it runs once as soon as it can and skips
+  /// the quanta it missed.
   ///
   /// ```swift
   /// func testAnimationEnds() {          // XCTest, on the main thread
@@ -64,6 +64,7 @@ extension Waiter {
     // there. Being on the main queue or the main actor is not enough: both can run on other
     // threads on Linux. So this is the one question `Thread.isMainThread` answers right.
     let spinsMainRunLoop = Thread.isMainThread
+    let thread = ThreadState.number
     // Inside a main-queue block the serial main queue cannot drain, so the block `finish()`
     // posts could not end a slice early. No queue-specific key can tell (libdispatch makes the
     // main queue current on the main thread from the start), so a probe block tells: once it
@@ -83,7 +84,11 @@ extension Waiter {
       if let finishedAt { return finishedAt <= deadline }
       if now >= deadline { return false }
       if now >= nextQuantum {
+        // The last finish() may have come since the check above: then no run starts. Once the
+        // run is recorded, the last finish() returns only after it has returned.
+        guard withState({ $0.beginQuantum(id, on: thread, deadline: deadline) }) else { continue }
         eachQuantum()
+        if withState({ $0.endQuantum(id) }) { quantumEnded.signal() }
         let elapsedQuanta = ((now - start) / quantum).rounded(.down)
         nextQuantum = start + quantum * (elapsedQuanta + 1)
         continue
@@ -111,8 +116,8 @@ extension Date {
 }
 
 extension DispatchTime {
-  /// The dispatch time `duration` from now (at most an hour: the wait loops for longer ones).
-  fileprivate init(after duration: Duration) {
-    self = .now() + .nanoseconds(Int(duration.seconds * 1e9))
+  /// The dispatch time `duration` from now.
+  init(after duration: Duration) {
+    self = .now() + .nanoseconds(duration.clampedNanoseconds)
   }
 }

@@ -49,6 +49,9 @@ public final class Waiter: Sendable {
   /// The clock that timestamps the finishing call and measures timeouts.
   let clock = ContinuousClock()
 
+  /// Signalled when an `eachQuantum` run that the last ``finish()`` waits for returns.
+  let quantumEnded = DispatchSemaphore(value: 0)
+
   /// Creates a waiter that finishes after `count` calls to ``finish()``.
   ///
   /// A `count` below 1 or a `quantum` that is not positive is a programmer error and stops the
@@ -83,7 +86,9 @@ public final class Waiter: Sendable {
   ///
   /// Call it from any thread, at any time, also before anyone waits. Calls beyond the
   /// expected count are ignored: they change nothing and return `false`, so work that reports
-  /// twice does not break a test (use the return value to assert that it does not).
+  /// twice does not break a test (use the return value to assert that it does not). The last
+  /// expected call wakes the waits at once; if a synchronous wait on another thread is running
+  /// its `eachQuantum` then, it returns after that run, so that none runs after it.
   ///
   /// ```swift
   /// let waiter = Waiter()
@@ -95,12 +100,12 @@ public final class Waiter: Sendable {
   @discardableResult
   public func finish() -> Bool {
     let now = clock.now
-    switch withState({ $0.finish(at: now) }) {
+    switch withState({ $0.finish(at: now, on: ThreadState.number) }) {
     case .extra:
       return false
     case .counted:
       return true
-    case .finished(let suspended, let blocked, let wakesMainRunLoop):
+    case .finished(let suspended, let blocked, let wakesMainRunLoop, let runningQuanta):
       for suspension in suspended {
         suspension.timer?.cancel()
         // A timeout task that ran late (a busy machine) must not turn a late finish into true.
@@ -112,6 +117,13 @@ public final class Waiter: Sendable {
       if wakesMainRunLoop {
         // `RunLoop.main.run(mode:before:)` returns as soon as main-queue work arrives.
         DispatchQueue.main.async {}
+      }
+      // So that no `eachQuantum` runs after this call returns, it waits for those running on
+      // other threads; at most until their deadline, in case one waits for this thread.
+      if let latest = runningQuanta.max() {
+        for _ in runningQuanta {
+          _ = quantumEnded.wait(timeout: DispatchTime(after: latest - clock.now))
+        }
       }
       return true
     }

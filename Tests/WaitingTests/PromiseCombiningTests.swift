@@ -14,13 +14,32 @@ import TinyTestSupport
       let a = Promise<Int>()
       inputs = CombinatorInputs([a, b])
       a.reject(TestError(1))
-      inputs.report(a.result!, at: 0)
+      inputs.report(a.resolution!, at: 0)
     }
     b.reject(TestError(2))
-    inputs.report(b.result!, at: 1)
+    inputs.report(b.resolution!, at: 1)
     #expect(inputs.claim())
-    #expect(inputs.firstResolution { _ in true }?.testError?.code == 1)
-    #expect(inputs.firstResolution(where: \.isRejected)?.testError?.code == 1)
+    #expect(
+      inputs.firstResolution(rejectionsOnly: false)?.result(of: Int.self).testError?.code == 1)
+    #expect(inputs.firstResolution(rejectionsOnly: true)?.result(of: Int.self).testError?.code == 1)
+  }
+
+  @Test func aReportReplacedByAnEarlierOneIsReleasedWithNoLockHeld() {
+    // `a` resolved after `b` but reported first, and is gone: its report holds the last
+    // reference to its value, whose `deinit` reads the reports again when `b`'s earlier report
+    // replaces it.
+    let b = Promise<OnDeinit>()
+    let inputs: CombinatorInputs<OnDeinit>
+    let seen = Recorder<Bool>()
+    do {
+      let a = Promise<OnDeinit>()
+      inputs = CombinatorInputs([a, b])
+      b.fulfill(OnDeinit {})
+      a.fulfill(OnDeinit { seen.record(inputs.firstResolution(rejectionsOnly: false) != nil) })
+      inputs.report(a.resolution!, at: 0)
+    }
+    inputs.report(b.resolution!, at: 1)
+    #expect(seen.all == [true])
   }
 
   @Test func allKeepsInputOrderWhateverTheArrivalOrder() {
@@ -212,7 +231,7 @@ import TinyTestSupport
           inputs[index].reject(TestError(index))
         }
       }
-      let stamps = inputs.map { input in input.storage.withLock { $0.stamp } }
+      let stamps = inputs.map { input in input.state.withLock { $0.stamp } }
       let first = stamps.indices.min { stamps[$0] < stamps[$1] }!
       let firstRejected = [1, 3].min { stamps[$0] < stamps[$1] }!
       #expect(race.result?.value ?? race.result?.testError?.code == first)

@@ -24,11 +24,11 @@ import TinyTestSupport
     #expect(registered == [.waiting, .waiting])
     #expect(!state.isResolved)
     #expect(state.stamp == 0)
-    #expect(state.waitingCount == 2)
-    let delivery = state.resolve(.fulfilled, stamp: stamps.take)
+    #expect(state.waiting.count == 2)
+    let delivery = state.resolve(with: .fulfilled(1), stamp: stamps.take)
     #expect(delivery?.callbacks.map(\.callback) == ["a", "b"])
     #expect(delivery?.lastQueued == nil)
-    #expect(state.waitingCount == 0)
+    #expect(state.waiting.count == 0)
     #expect(state.isResolved)
     #expect(state.stamp == 42)
     #expect(!state.isDelivering)
@@ -38,38 +38,27 @@ import TinyTestSupport
     var state = State()
     let stamps = Stamps()
     let resolutions = [
-      state.resolve(.rejected(TestError(1)), stamp: stamps.take),
-      state.resolve(.fulfilled, stamp: stamps.take),
-      state.resolve(.rejected(TestError(3)), stamp: stamps.take),
+      state.resolve(with: .rejected(TestError(1)), stamp: stamps.take),
+      state.resolve(with: .fulfilled(1), stamp: stamps.take),
+      state.resolve(with: .rejected(TestError(3)), stamp: stamps.take),
     ]
     #expect(resolutions.map { $0 == nil } == [false, true, true])
     #expect(stamps.calls == 1)
     #expect(state.stamp == 42)
-    guard case .rejected(let error) = state.phase else {
+    guard case .rejected(let error) = state.resolution else {
       Issue.record("expected the first rejection to stay")
       return
     }
     #expect(error as? TestError == TestError(1))
   }
 
-  @Test func resolvingToPendingChangesNothing() {
-    var state = State()
-    let stamps = Stamps()
-    _ = state.register("a")
-    let delivery = state.resolve(.pending, stamp: stamps.take)
-    #expect(delivery == nil)
-    #expect(stamps.calls == 0)
-    #expect(!state.isResolved)
-    #expect(state.waitingCount == 1)
-  }
-
-  @Test(arguments: [State.Phase.fulfilled, .rejected(TestError(2))])
-  func registeringAfterResolutionStoresNothing(phase: State.Phase) {
-    var state = State(phase, stamp: 7)
+  @Test(arguments: [Resolution.fulfilled(1), .rejected(TestError(2))])
+  func registeringAfterResolutionStoresNothing(resolution: Resolution) {
+    var state = State(resolvedWith: resolution, stamp: 7)
     let registered = state.register("late")
-    let again = state.resolve(.fulfilled) { 99 }
+    let again = state.resolve(with: .fulfilled(1)) { 99 }
     #expect(registered == .runNow)
-    #expect(state.waitingCount == 0)
+    #expect(state.waiting.count == 0)
     #expect(again == nil)
     #expect(state.stamp == 7)
   }
@@ -82,7 +71,7 @@ import TinyTestSupport
     let other = state.makeID()
     _ = state.register("b", id: other)
     let taken = [state.unregister(id), state.unregister(id)]  // the second finds nothing
-    let resolved = state.resolve(.fulfilled) { 1 }
+    let resolved = state.resolve(with: .fulfilled(1)) { 1 }
     let late = state.unregister(other)  // handed out by resolve
     #expect(early == nil)
     #expect(registered == .waiting)
@@ -107,7 +96,7 @@ import TinyTestSupport
     _ = state.register("plain 2")
     _ = state.register("queued 2", queued: true)
     _ = state.register("plain 3")
-    let delivery = state.resolve(.fulfilled) { 1 }
+    let delivery = state.resolve(with: .fulfilled(1)) { 1 }
     #expect(delivery?.lastQueued == 3)
     #expect(state.isDelivering)
   }
@@ -115,7 +104,7 @@ import TinyTestSupport
   @Test func queuedCallbacksRegisteredWhileDeliveringWaitInLine() {
     var state = State()
     _ = state.register("queued A", queued: true)
-    _ = state.resolve(.fulfilled) { 1 }
+    _ = state.resolve(with: .fulfilled(1)) { 1 }
     // The resolver has not sent A yet: B and C wait, plain callbacks run at once.
     #expect(state.register("queued B", queued: true) == .deferred)
     #expect(state.register("plain", queued: false) == .runNow)
@@ -136,7 +125,7 @@ import TinyTestSupport
   @Test func withoutQueuedCallbacksNobodyDelivers() {
     var state = State()
     _ = state.register("plain")
-    _ = state.resolve(.rejected(TestError())) { 1 }
+    _ = state.resolve(with: .rejected(TestError())) { 1 }
     #expect(!state.isDelivering)
     #expect(state.register("queued", queued: true) == .deliverNow)
   }
@@ -154,7 +143,7 @@ import TinyTestSupport
     _ = state.register("queued 2", id: ids[2], queued: true)
     _ = state.register("plain 3", id: ids[3])
     _ = state.unregister(ids[removed])
-    #expect(state.resolve(.fulfilled) { 1 }?.lastQueued == lastQueued)
+    #expect(state.resolve(with: .fulfilled(1)) { 1 }?.lastQueued == lastQueued)
   }
 
   @Test func takingBackTheOnlyQueuedCallbackLeavesNoHandOverPoint() {
@@ -163,7 +152,7 @@ import TinyTestSupport
     _ = state.register("queued", id: id, queued: true)
     _ = state.register("plain")
     _ = state.unregister(id)
-    let delivery = state.resolve(.fulfilled) { 1 }
+    let delivery = state.resolve(with: .fulfilled(1)) { 1 }
     #expect(delivery?.lastQueued == nil)
     #expect(!state.isDelivering)
   }
@@ -172,8 +161,8 @@ import TinyTestSupport
     var state = State()
     _ = state.register("a")
     _ = state.register("b", queued: true)
-    #expect(state.takeAllWaiting().map(\.callback) == ["a", "b"])
-    #expect(state.waitingCount == 0)
-    #expect(state.resolve(.fulfilled) { 1 }?.lastQueued == nil)
+    #expect(state.takeAll().waiting.map(\.callback) == ["a", "b"])
+    #expect(state.waiting.count == 0)
+    #expect(state.resolve(with: .fulfilled(1)) { 1 }?.lastQueued == nil)
   }
 }

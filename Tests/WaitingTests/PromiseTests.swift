@@ -351,6 +351,40 @@ import TinyTestSupport
       ])
   }
 
+  @Test func valuesOfEveryKindComeBackAsTheyWent() async throws {
+    // A promise keeps its value as `any Sendable`: optionals, nested optionals, existentials
+    // and values too large to fit in an existential's inline buffer come back unchanged.
+    let none: Int?? = .some(nil)
+    let nested = Promise<Int??>()
+    nested.fulfill(none)
+    #expect(try await nested.value == none)
+    #expect(try await nested.value != nil)
+    #expect(try await Promise<Int?>(value: nil).value == nil)
+    #expect(try await Promise<any Sendable>(value: 3).value as? Int == 3)
+    let wide = SIMD8<Double>(1, 2, 3, 4, 5, 6, 7, 8)
+    #expect(try await Promise(value: wide).map { $0 * 2 }.value == wide * 2)
+    #expect(try Promise<any Error>(value: TestError(5)).result?.get() as? TestError == TestError(5))
+  }
+
+  @Test func aPromiseReleasesItsValueOrErrorWhenItGoesAway() {
+    weak var value: Canary?
+    weak var error: Canary?
+    do {
+      let canary = Canary()
+      let fulfilled = Promise(value: canary)
+      let resolvedLater = Promise<Canary>()
+      resolvedLater.fulfill(canary)
+      let rejected = Promise<Int>(error: CanaryError(canary: Canary()))
+      value = canary
+      error = (rejected.result?.error as? CanaryError)?.canary
+      #expect(fulfilled.result?.value === canary)
+      #expect(resolvedLater.result?.value === canary)
+      #expect(error != nil)
+    }
+    #expect(value == nil)
+    #expect(error == nil)
+  }
+
   @Test func aValueDroppedWithItsPromiseMayUseOtherPromises() {
     let other = Promise<Int>()
     do {
@@ -359,6 +393,11 @@ import TinyTestSupport
     }
     #expect(other.result?.value == 3)
   }
+}
+
+/// An error that holds an object, to see when it is released.
+private struct CanaryError: Error {
+  let canary: Canary
 }
 
 /// The ways a promise keeps a closure of the user's until it resolves.

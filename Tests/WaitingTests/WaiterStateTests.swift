@@ -49,7 +49,7 @@ import TinyTestSupport
 
   @Test func waitsRecordNothingOnceFinished() {
     var state = State(expectedCount: 1)
-    _ = state.finish(at: 0)
+    _ = state.finish(at: 0, on: 1)
     let id = state.makeID()
     let suspended = state.suspend("late task", id: id)
     let blocked = state.block(on: "late thread", spinsMainRunLoop: true)
@@ -74,13 +74,37 @@ import TinyTestSupport
     #expect(transition(&state, at: 2) == "finished  /  / false")
   }
 
+  @Test func theLastFinishAwaitsTheQuantaRunningOnOtherThreadsOnly() {
+    var state = State(expectedCount: 2)
+    let runs = (0..<5).map { _ in state.makeID() }
+    var began = [
+      state.beginQuantum(runs[0], on: 1, deadline: 10),  // on the finishing thread
+      state.beginQuantum(runs[1], on: 2, deadline: 20),
+      state.beginQuantum(runs[2], on: 3, deadline: 30),
+    ]
+    let endedBeforeAnyFinish = state.endQuantum(runs[2])
+    #expect(transition(&state, at: 1) == "counted 1")  // only the last finish awaits runs
+    began.append(state.beginQuantum(runs[3], on: 4, deadline: 40))
+    #expect(transition(&state, at: 2) == "finished  /  / false / awaits quanta until [20, 40]")
+    let ended = [
+      state.endQuantum(runs[1]), state.endQuantum(runs[3]), state.endQuantum(runs[0]),
+      state.endQuantum(runs[0]),
+    ]
+    began.append(state.beginQuantum(runs[4], on: 2, deadline: 50))  // finished: none starts
+    #expect(began == [true, true, true, true, false])
+    #expect(!endedBeforeAnyFinish)
+    #expect(ended == [true, true, false, false])
+    #expect(transition(&state, at: 3, on: 2) == "extra")
+  }
+
   /// A finish transition as text, with the waits sorted (they come out of dictionaries).
-  private func transition(_ state: inout State, at now: Int) -> String {
-    switch state.finish(at: now) {
+  private func transition(_ state: inout State, at now: Int, on thread: UInt = 1) -> String {
+    switch state.finish(at: now, on: thread) {
     case .counted(let remaining): "counted \(remaining)"
     case .extra: "extra"
-    case .finished(let suspended, let blocked, let wakes):
+    case .finished(let suspended, let blocked, let wakes, let quanta):
       "finished \(suspended.sorted().joined(separator: ", ")) / \(blocked.sorted().joined(separator: ", ")) / \(wakes)"
+        + (quanta.isEmpty ? "" : " / awaits quanta until \(quanta.sorted())")
     }
   }
 }

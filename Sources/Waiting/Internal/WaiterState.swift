@@ -15,6 +15,9 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
   private var suspended: [UInt64: Suspension] = [:]
   /// Synchronous waits, each blocked on its own signal or spinning the main run loop.
   private var blocked: [UInt64: (signal: Blocking, spinsMainRunLoop: Bool)] = [:]
+  /// The synchronous waits running their `eachQuantum` now: on which thread, the wait's
+  /// deadline, and whether the last `finish()` waits for the run to return.
+  private var quanta: [UInt64: (thread: UInt, deadline: Instant, isAwaited: Bool)] = [:]
   /// The identifier the next wait gets.
   private var nextID: UInt64 = 0
 
@@ -36,14 +39,18 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
     /// It counted, and the waiter still expects `remaining` more.
     case counted(remaining: Int)
     /// It was the last expected call: resume these asynchronous waits with `true`, signal these
-    /// synchronous ones, and wake the main run loop when one of them spins it.
-    case finished(suspended: [Suspension], blocked: [Blocking], wakesMainRunLoop: Bool)
+    /// synchronous ones, wake the main run loop when one of them spins it, then wait for the
+    /// `eachQuantum` runs in progress on other threads to return, each at most until its wait's
+    /// deadline (one ``endQuantum(_:)`` returns `true` for each).
+    case finished(
+      suspended: [Suspension], blocked: [Blocking], wakesMainRunLoop: Bool,
+      runningQuanta: [Instant])
     /// The waiter had already finished: nothing changes.
     case extra
   }
 
-  /// Counts a `finish()` call that came at `now`.
-  mutating func finish(at now: Instant) -> Finish {
+  /// Counts a `finish()` call that came at `now`, on `thread`.
+  mutating func finish(at now: Instant, on thread: UInt) -> Finish {
     finishCount += 1
     if isFinished { return .extra }
     guard finishCount == expectedCount else {
@@ -54,10 +61,33 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
       suspended = [:]
       blocked = [:]
     }
+    // A run on the finishing thread is the caller itself (or holds it): it cannot be waited for.
+    var runningQuanta: [Instant] = []
+    for (id, run) in quanta where run.thread != thread {
+      quanta[id]?.isAwaited = true
+      runningQuanta.append(run.deadline)
+    }
     return .finished(
       suspended: Array(suspended.values),
       blocked: blocked.values.map(\.signal),
-      wakesMainRunLoop: blocked.values.contains { $0.spinsMainRunLoop })
+      wakesMainRunLoop: blocked.values.contains { $0.spinsMainRunLoop },
+      runningQuanta: runningQuanta)
+  }
+
+  /// Records that the synchronous wait `id`, on `thread`, is about to run its `eachQuantum`.
+  ///
+  /// - Returns: `false`, recording nothing, when the waiter has finished: then it must not run.
+  mutating func beginQuantum(_ id: UInt64, on thread: UInt, deadline: Instant) -> Bool {
+    if isFinished { return false }
+    quanta[id] = (thread, deadline, false)
+    return true
+  }
+
+  /// Records that the `eachQuantum` run of the wait `id` returned.
+  ///
+  /// - Returns: Whether the last `finish()` waits for this run: then tell it.
+  mutating func endQuantum(_ id: UInt64) -> Bool {
+    quanta.removeValue(forKey: id)?.isAwaited ?? false
   }
 
   /// Returns a fresh identifier for a wait.
@@ -109,4 +139,5 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
 }
 
 extension WaiterState: Sendable where Instant: Sendable, Suspension: Sendable, Blocking: Sendable {}
-extension WaiterState.Finish: Sendable where Suspension: Sendable, Blocking: Sendable {}
+extension WaiterState.Finish: Sendable
+where Instant: Sendable, Suspension: Sendable, Blocking: Sendable {}

@@ -42,6 +42,12 @@ extension Result {
     try? get()
   }
 
+  /// The error, or `nil` for a value.
+  var error: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+
   /// The error as a `TestError`, or `nil`.
   var testError: TestError? {
     if case .failure(let error) = self { return error as? TestError }
