@@ -13,11 +13,12 @@
   import Darwin
 
   /// State that is only ever read or written with its lock held.
+  @usableFromInline
   package struct Locked<State: Sendable>: ~Copyable, @unchecked Sendable {
     // @unchecked: the state in `buffer` is only reached with the lock in `buffer` held.
 
     /// The state, with the lock in the same allocation (a lock must not move in memory).
-    private let buffer: ManagedBuffer<State, os_unfair_lock_s>
+    @usableFromInline let buffer: ManagedBuffer<State, os_unfair_lock_s>
 
     /// Guards `state`. `reentryMessage` is ignored here: `os_unfair_lock` stops the program
     /// with its own message when a thread takes it again.
@@ -42,6 +43,7 @@
   import Synchronization
 
   /// State that is only ever read or written with its lock held.
+  @usableFromInline
   package struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
     /// The thread that holds the lock (see `ThreadState.number`), or 0. Atomic because a thread

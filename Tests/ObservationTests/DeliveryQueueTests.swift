@@ -4,8 +4,7 @@ import TinyTestSupport
 @testable import TinyObservation
 
 /// The serial-delivery state machine, checked against a model over every sequence of
-/// operations up to a length (submissions from "other threads" and the deliverer's `next()`),
-/// and the race between a submitter and a deliverer that ends its turn without the lock, forced.
+/// operations up to a length: submissions from "other threads" and the deliverer's `next()`.
 @Suite(.timeLimit(suiteTimeLimit)) struct DeliveryQueueTests {
   @Test func theFirstSubmitterDeliversAndLaterOnesQueueBehindIt() {
     var queue = DeliveryQueue<Int>()
@@ -14,7 +13,7 @@ import TinyTestSupport
     #expect(queue.isDelivering)
     #expect(queue.submit(2) == nil)  // queued for the deliverer
     #expect(queue.submit(3) == nil)
-    #expect(queue.pendingCount == 2)
+    #expect(queue.pending.count == 2)
     #expect(queue.next() == 2)
     #expect(queue.next() == 3)
     #expect(queue.isDelivering)
@@ -23,71 +22,23 @@ import TinyTestSupport
     #expect(queue.submit(4) == 4)
   }
 
-  @Test func aSubmitterThatLoadedTheTurnBeforeTheDelivererFinishedDeliversItself() {
-    var queue = DeliveryQueue<Int>()
-    #expect(queue.submit(1) == 1)
-    // A submitter loads the turn while the deliverer is busy...
-    let seen = queue.turn.load()
-    #expect(seen == DeliveryTurn.delivering)
-    // ...the deliverer finishes, without the lock...
-    #expect(queue.turn.finish())
-    #expect(!queue.isDelivering)
-    // ...so the submitter's exchange fails, and it delivers its batch itself.
-    #expect(queue.submit(2, seen: seen) == 2)
-    #expect(queue.isDelivering)
-    #expect(queue.pendingCount == 0)
-    #expect(queue.next() == nil)
-    #expect(!queue.isDelivering)
-  }
-
-  @Test func theDelivererFinishesWithoutTheLockOnlyWhenNoBatchWaits() {
-    var queue = DeliveryQueue<Int>()
-    #expect(!queue.turn.finish())  // nobody delivers: there is no turn to end
-    #expect(queue.submit(1) == 1)
-    #expect(queue.submit(2) == nil)
-    #expect(queue.turn.load() == DeliveryTurn.waiting)
-    #expect(!queue.turn.finish())  // a batch waits: the deliverer must take it
-    #expect(queue.takeWaiting() == 2)
-    #expect(queue.turn.load() == DeliveryTurn.delivering)
-    #expect(queue.turn.finish())
-    #expect(queue.turn.load() == DeliveryTurn.idle)
-  }
-
-  @Test func aTurnThatFoundNoBatchWaitingEndsSoLaterBatchesAreStillDelivered() {
-    // Not reachable through `submit`; the deliverer must not be left holding a turn.
-    var queue = DeliveryQueue<Int>()
-    #expect(queue.submit(1) == 1)
-    queue.turn.store(DeliveryTurn.waiting)
-    #expect(queue.takeWaiting() == nil)
-    #expect(!queue.isDelivering)
-    #expect(queue.submit(2) == 2)
-  }
-
-  enum Step: CaseIterable {
-    case submit
-    case next
-  }
-
   @Test func everySequenceOfStepsDeliversEachBatchOnceInOrderWithOneDeliverer() {
-    // All 2^10 sequences of 10 steps; `next` is only legal for the deliverer, so it is skipped
-    // while nobody delivers.
+    // All 2^10 sequences of 10 steps (a bit set: the deliverer's `next()`; clear: a submission);
+    // `next` is only legal for the deliverer, so it is skipped while nobody delivers.
     for mask in 0..<(1 << 10) {
       var queue = DeliveryQueue<Int>()
       var submitted = 0
       var delivered: [Int] = []
       var deliverer = false
       for bit in 0..<10 {
-        let step: Step = mask & (1 << bit) == 0 ? .submit : .next
-        switch step {
-        case .submit:
+        if mask & (1 << bit) == 0 {
           submitted += 1
           if let batch = queue.submit(submitted) {
             #expect(!deliverer, "two deliverers at once")
             deliverer = true
             delivered.append(batch)
           }
-        case .next:
-          guard deliverer else { continue }
+        } else if deliverer {
           if let batch = queue.next() {
             delivered.append(batch)
           } else {
@@ -100,16 +51,7 @@ import TinyTestSupport
         if let batch = queue.next() { delivered.append(batch) } else { deliverer = false }
       }
       #expect(delivered == Array(1..<submitted + 1), "mask \(mask)")
-      #expect(queue.pendingCount == 0)
+      #expect(queue.pending.isEmpty)
     }
-  }
-}
-
-extension DeliveryQueue {
-  /// The deliverer's two steps after each batch, in one call, as an atom takes them:
-  /// ``DeliveryTurn/finish()``, then ``takeWaiting()``. Returns the next batch to deliver, or
-  /// `nil`, and then the caller is no longer the deliverer.
-  mutating func next() -> Batch? {
-    turn.finish() ? nil : takeWaiting()
   }
 }

@@ -9,10 +9,6 @@ import TinyInternals
 /// result is shown only if no recomputation with a later ticket was shown already: a later
 /// ticket read the sources later, so its result is at least as fresh. The recomputation with
 /// the last ticket therefore always gets shown, and it read the sources after their last change.
-///
-/// Its creation and recomputation are `@inlinable`, so that a client's derived atom runs code
-/// specialized for its value type: unspecialized, the generic metadata lookups of the atom's
-/// update and delivery cost tens of thousands of instructions per recomputation.
 final class Derivation<Value: Sendable>: Sendable {
   /// Holds the derived value and delivers its changes.
   let storage: Atom<Value>
@@ -33,8 +29,6 @@ final class Derivation<Value: Sendable>: Sendable {
     self.read = read
     self.isSame = isSame
     storage = Atom(read())
-    // Made here, where only `Value` is generic, so that it is specialized with the rest of
-    // the derivation; the watch of each source only hands it the change's error.
     let onChange: @Sendable ((any Error)?) -> Void = { [weak self] error in
       self?.recompute(error: error)
     }
@@ -76,15 +70,12 @@ final class Derivation<Value: Sendable>: Sendable {
         compared = current.shown
       }
       var batch: Delivery<Value>?
-      var replaced = AtomState<Value>.Discarded()
+      var replaced = AtomState<Value>.Released()
       let attempt = tickets.withLock { tickets -> DerivationAttempt in
         let attempt = tickets.attemptToShow(ticket, compared: compared)
         guard attempt == .shown, !unchanged else { return attempt }
-        batch = storage.state.withLock { state in
-          state.update(error: error, discarding: &replaced) { value in
-            value = new
-            return true
-          }.batch
+        batch = storage.state.withLock {
+          $0.update(error: error, releasing: &replaced) { $0 = new }.batch
         }
         return attempt
       }

@@ -1,24 +1,27 @@
 /// A first-in, first-out queue that keeps its storage, so a queue that fills and drains over and
 /// over stops allocating once it has grown to its largest size. A removed element is released at
 /// once.
+@usableFromInline
 struct FIFO<Element> {
-  var storage: [Element?] = []
-  var head = 0
+  @usableFromInline var storage: [Element?] = []
+  @usableFromInline var head = 0
 
-  init() {}
+  @inlinable init() {}
 
   /// Whether the queue holds no element.
-  var isEmpty: Bool { head == storage.count }
+  @inlinable var isEmpty: Bool { head == storage.count }
 
   /// The number of elements in the queue.
-  var count: Int { storage.count - head }
+  @inlinable var count: Int { storage.count - head }
 
   /// Adds `element` at the back.
+  @inlinable
   mutating func append(_ element: Element) {
     storage.append(element)
   }
 
   /// Removes and returns the front element, or returns `nil` when the queue is empty.
+  @inlinable
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head]
@@ -32,12 +35,6 @@ struct FIFO<Element> {
       head = 0
     }
     return element
-  }
-
-  /// Removes every element, keeping the storage.
-  mutating func removeAll() {
-    storage.removeAll(keepingCapacity: true)
-    head = 0
   }
 }
 

@@ -1,44 +1,32 @@
 import TinyInternals
 
-#if !canImport(Darwin)
-  import Synchronization
-#endif
+/// A flag raised and lowered from any thread: a watch's "stopped" mark, an atom's "a tracked
+/// read may be waiting" mark. A leaf lock: nothing is called while it is held.
+@usableFromInline
+final class Flag: Sendable {
+  private let raised = Locked(false)
 
-#if canImport(Darwin)
-  /// A flag raised once; reading it takes the flag's lock (`Atomic` needs macOS 15).
-  final class Flag: Sendable {
-    let raised = Locked(false)
+  init() {}
 
-    init() {}
+  /// Whether the flag is up.
+  @usableFromInline var isRaised: Bool {
+    raised.withLock { $0 }
+  }
 
-    /// Whether ``raise()`` was called.
-    var isRaised: Bool {
-      raised.withLock { $0 }
-    }
-
-    /// Raises the flag; returns `true` for the call that raised it, `false` when it was up.
-    func raise() -> Bool {
-      raised.withLock { raised in
-        defer { raised = true }
-        return !raised
-      }
+  /// Raises the flag; returns whether this call raised it (it was down).
+  @discardableResult
+  func raise() -> Bool {
+    raised.withLock { raised in
+      defer { raised = true }
+      return !raised
     }
   }
-#else
-  /// A flag raised once; reading it is a single atomic load.
-  final class Flag: Sendable {
-    let raised = Atomic<Bool>(false)
 
-    init() {}
-
-    /// Whether ``raise()`` was called.
-    var isRaised: Bool {
-      raised.load(ordering: .acquiring)
-    }
-
-    /// Raises the flag; returns `true` for the call that raised it, `false` when it was up.
-    func raise() -> Bool {
-      !raised.exchange(true, ordering: .acquiringAndReleasing)
+  /// Lowers the flag; returns whether it was up.
+  func lower() -> Bool {
+    raised.withLock { raised in
+      defer { raised = false }
+      return raised
     }
   }
-#endif
+}
