@@ -52,7 +52,7 @@ extension Atom {
     optimistically change: @escaping @Sendable (inout Value) -> Void,
     commit: @Sendable (Value) async throws -> Void
   ) async throws -> Value {
-    if CommitsInProgress.current.contains(self) {
+    if CommitsInProgress.current.contains(where: { $0 === self }) {
       fatalError(nestedCommitMessage)
     }
     let (id, isFirst) = addLayer(change)
@@ -65,7 +65,7 @@ extension Atom {
     }
     let (sent, version) = state.withLock { $0.valueToCommit(layer: id) }
     do {
-      try await CommitsInProgress.$current.withValue(CommitsInProgress.current.adding(self)) {
+      try await CommitsInProgress.$current.withValue(CommitsInProgress.current + [self]) {
         try await commit(sent)
       }
     } catch {
@@ -125,22 +125,7 @@ let nestedCommitMessage =
 /// started (a task-local value: child tasks and `Task {}` inherit it; detached tasks and other
 /// threads do not).
 enum CommitsInProgress {
-  /// The atoms: usually none or one, so a small array. They are held, not just identified, so
-  /// that a task started inside a commit and outliving its atom never mistakes a new atom at the
-  /// same address for it.
-  struct Atoms: Sendable {
-    private var atoms: [any AnyObject & Sendable] = []
-
-    func contains(_ atom: some AnyObject & Sendable) -> Bool {
-      atoms.contains { $0 === atom }
-    }
-
-    func adding(_ atom: some AnyObject & Sendable) -> Atoms {
-      var copy = self
-      copy.atoms.append(atom)
-      return copy
-    }
-  }
-
-  @TaskLocal static var current = Atoms()
+  /// The atoms: usually none or one. They are held, not just identified, so that a task started
+  /// inside a commit and outliving its atom never mistakes a new atom at the same address for it.
+  @TaskLocal static var current: [any AnyObject & Sendable] = []
 }

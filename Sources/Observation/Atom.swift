@@ -31,12 +31,17 @@ import TinyInternals
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
+  /// Whose turn it is to deliver: the state's, kept beside the lock so that a deliverer with no
+  /// batch waiting ends its turn without taking the lock again.
+  @usableFromInline let deliveryTurn: AtomicOrLocked
 
   /// Creates an atom holding `value`.
   ///
   /// - Parameter value: The initial value.
   public init(_ value: Value) {
-    state = Locked(AtomState(value), reentryMessage: atomReentryMessage)
+    let state = AtomState(value)
+    deliveryTurn = state.delivery.turn
+    self.state = Locked(state, reentryMessage: atomReentryMessage)
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -119,8 +124,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// ```
   ///
   /// - Parameter newValue: The new value.
-  @inlinable
-  public func set(_ newValue: Value) {
+  @inlinable public func set(_ newValue: Value) {
     update { $0 = newValue }
   }
 
@@ -193,9 +197,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
   /// source's delivery) waits, and runs once the current one returns. So a chain of derived
   /// atoms of any length delivers in constant stack depth.
-  @inlinable
-  func deliver(_ batch: Delivery<Value>) {
+  @inlinable func deliver(_ batch: consuming Delivery<Value>) {
     guard Trampoline.enter() else {
+      let batch = batch
       return Trampoline.enqueue { self.deliverAll(batch) }
     }
     deliverAll(batch)
@@ -203,12 +207,13 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   }
 
   /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
-  @inlinable
-  func deliverAll(_ batch: Delivery<Value>) {
-    var next: Delivery<Value>? = batch
-    while let batch = next {
+  @inlinable func deliverAll(_ first: consuming Delivery<Value>) {
+    var batch = first
+    while true {
       batch.send()
-      next = state.withLock { $0.delivery.next() }
+      if DeliveryTurn.finish(deliveryTurn) { return }
+      guard let next = state.withLock({ $0.delivery.takeWaiting() }) else { return }
+      batch = next
     }
   }
 

@@ -99,7 +99,8 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     return withObservationTracking {
       model[keyPath: keyPath]
     } onChange: { [weak self] in
-      // Called on the writing thread, before the new value is stored.
+      // Called on the writing thread: before a plain `@Observable` property stores the new
+      // value, after an atom did.
       guard let run = tracking.fired() else { return }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { self?.changed(run) }
@@ -107,7 +108,7 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     }
   }
 
-  /// Delivers the stored value of a change of run `number`, and arms the next registration.
+  /// Delivers, for a change of run `number`, the value read now, and arms the next registration.
   private func changed(_ number: Int) {
     guard run.isCurrent(number), let old = last else { return }
     let new = track()

@@ -1,21 +1,19 @@
 /// Everything an ``Atom`` guards with its lock, and every transition of it. Pure: the atom calls
 /// these under its lock, then, after unlocking, does what they return: deliver a batch, resume a
 /// waiter, release what a transition took out.
-@usableFromInline
-struct AtomState<Value: Sendable>: Sendable {
+@usableFromInline struct AtomState<Value: Sendable>: Sendable {
   /// The waiter of an optimistic update whose commit waits for its turn.
   @usableFromInline typealias Waiter = CheckedContinuation<Void, Never>
 
   /// Values a transition took out of the state, for the atom to release after unlocking: their
   /// `deinit`s are user code that may use the atom.
-  @usableFromInline
-  struct Released: Sendable {
+  @usableFromInline struct Released: Sendable {
     /// The visible value a change replaced, or what a throwing body left behind.
     @usableFromInline var value: Value?
     /// The confirmed value an update under optimistic layers replaced.
     @usableFromInline var confirmed: Value?
     /// The values the layers went through on the way to a recomputed visible value.
-    @usableFromInline var intermediates: [Value] = []
+    @usableFromInline var intermediates: [Value]?
     /// The layers a commit or a rollback settled, with the change they held.
     @usableFromInline var layers: Layers<Value, Waiter>?
 
@@ -56,8 +54,7 @@ struct AtomState<Value: Sendable>: Sendable {
   /// Applies `body` to a copy of the confirmed value and shows the result (with the layers, if
   /// any, re-applied on top). Returns the visible value and the batch to deliver, if any; what
   /// the update replaced, or what a throwing `body` left behind, goes to `released`.
-  @inlinable
-  mutating func update<Failure: Error>(
+  @inlinable mutating func update<Failure: Error>(
     error: (any Error)? = nil, releasing released: inout Released,
     _ body: (inout Value) throws(Failure) -> Void
   ) throws(Failure) -> (value: Value, batch: Delivery<Value>?) {
@@ -74,22 +71,22 @@ struct AtomState<Value: Sendable>: Sendable {
   }
 
   /// Makes `confirmed` the confirmed value and shows it with the layers re-applied on top.
-  @usableFromInline
-  mutating func showUnderLayers(
+  @usableFromInline mutating func showUnderLayers(
     _ confirmed: Value, error: (any Error)?, releasing released: inout Released
   ) -> (value: Value, batch: Delivery<Value>?) {
     guard var layers else { fatalError("AtomState: no layer pending") }
     self.layers = nil  // keeps `layers` uniquely referenced while it changes
     released.confirmed = layers.setConfirmed(confirmed)
-    let visible = layers.visible(keeping: &released.intermediates)
+    var intermediates: [Value] = []
+    let visible = layers.visible(keeping: &intermediates)
+    released.intermediates = intermediates
     self.layers = layers
     return show(visible, error: error, releasing: &released)
   }
 
   /// Makes `new` the visible value and records the change for the watchers and for Observation,
   /// if either waits for it. The old value travels with the change, or goes to `released`.
-  @inlinable
-  mutating func show(
+  @inlinable mutating func show(
     _ new: Value, error: (any Error)?, releasing released: inout Released
   ) -> (value: Value, batch: Delivery<Value>?) {
     let old = value
@@ -198,47 +195,82 @@ struct AtomState<Value: Sendable>: Sendable {
     released.layers = layers  // keeps the dropped layer referenced
     self.layers = nil
     let next = layers.rollBack(id: id)
-    let visible = layers.visible(keeping: &released.intermediates)
+    var intermediates: [Value] = []
+    let visible = layers.visible(keeping: &intermediates)
+    released.intermediates = intermediates
     if !layers.isEmpty { self.layers = layers }
     return (show(visible, error: error, releasing: &released).batch, next)
   }
 }
 
-/// The state machine behind serial delivery, kept under the atom's lock: the batches waiting
-/// and whether some thread is delivering.
+/// The state machine behind serial delivery: the batches waiting, kept under the atom's lock,
+/// and whose turn it is to deliver, which the deliverer also reads and ends without the lock.
 ///
 /// A thread that makes a change submits its batch. When nobody is delivering, the submitter
 /// becomes the deliverer and gets the batch back to deliver itself; otherwise the batch waits.
-/// After each batch the deliverer asks for the next one, which ends its turn when none waits.
-/// So batches are delivered one at a time, in submission order, by one thread at a time, and
-/// never while the lock is held.
-@usableFromInline
-struct DeliveryQueue<Batch> {
+/// After each batch the deliverer calls ``DeliveryTurn/finish(_:)``, without the lock: when no batch waits,
+/// that ends its turn, so a change that no other change overtakes takes the atom's lock once.
+/// When batches wait, it takes them one at a time with ``takeWaiting()``, under the lock. So
+/// batches are delivered one at a time, in submission order, by one thread at a time, and never
+/// while the lock is held.
+@usableFromInline struct DeliveryQueue<Batch> {
   @usableFromInline private(set) var pending = FIFO<Batch>()
-  /// Whether some thread is delivering.
-  @usableFromInline private(set) var isDelivering = false
+  /// Whose turn it is; the atom keeps a reference beside its lock, for ``DeliveryTurn/finish(_:)``.
+  @usableFromInline let turn = AtomicOrLocked(DeliveryTurn.idle)
 
   @inlinable init() {}
 
-  /// Returns `batch` when the caller must deliver it now (it became the deliverer), or `nil`
-  /// when it was queued for the thread that is delivering.
-  @inlinable
-  mutating func submit(_ batch: Batch) -> Batch? {
-    if isDelivering {
+  /// Whether some thread is delivering.
+  var isDelivering: Bool { turn.load() != DeliveryTurn.idle }
+
+  /// Under the atom's lock: returns `batch` when the caller must deliver it now (it became
+  /// the deliverer), or `nil` when it was queued for the thread that is delivering.
+  @inlinable mutating func submit(_ batch: consuming Batch) -> Batch? {
+    submit(batch, seen: turn.load())
+  }
+
+  /// ``submit(_:)``, given the turn it loaded (tests pass one the deliverer has left since).
+  @inlinable mutating func submit(_ batch: consuming Batch, seen: UInt8) -> Batch? {
+    if seen == DeliveryTurn.waiting
+      || (seen == DeliveryTurn.delivering
+        && turn.compareExchange(expected: DeliveryTurn.delivering, desired: DeliveryTurn.waiting))
+    {
       pending.append(batch)
       return nil
     }
-    isDelivering = true
+    // Nobody delivers: the turn was idle, or the deliverer finished after the load.
+    turn.store(DeliveryTurn.delivering)
     return batch
   }
 
-  /// The deliverer's next batch, or `nil`, which ends its turn.
-  @inlinable
-  mutating func next() -> Batch? {
-    let batch = pending.popFirst()
-    if batch == nil { isDelivering = false }
+  /// The deliverer, under the lock, once ``DeliveryTurn/finish(_:)`` found batches waiting: the
+  /// first one.
+  /// (Should none be there, it ends the turn and returns `nil`.)
+  @inlinable mutating func takeWaiting() -> Batch? {
+    guard let batch = pending.popFirst() else {
+      turn.store(DeliveryTurn.idle)
+      return nil
+    }
+    if pending.isEmpty { turn.store(DeliveryTurn.delivering) }
     return batch
   }
 }
 
 extension DeliveryQueue: Sendable where Batch: Sendable {}
+
+/// Whose turn it is to deliver an atom's changes. Only a thread holding the atom's lock leaves
+/// ``idle``; the deliverer moves it from ``delivering`` to ``idle`` without the lock.
+@usableFromInline enum DeliveryTurn {
+  /// Nobody delivers.
+  @usableFromInline static var idle: UInt8 { 0 }
+  /// A thread delivers, and no batch waits for it.
+  @usableFromInline static var delivering: UInt8 { 1 }
+  /// A thread delivers, and batches wait for it.
+  @usableFromInline static var waiting: UInt8 { 2 }
+
+  /// The deliverer, after each batch, without the lock: ends its turn when no batch waits, and
+  /// returns whether it did.
+  @inlinable static func finish(_ turn: AtomicOrLocked) -> Bool {
+    turn.compareExchange(expected: delivering, desired: idle)
+  }
+}

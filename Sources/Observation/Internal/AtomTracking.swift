@@ -5,16 +5,15 @@ import Observation
 /// never makes it). ``AtomRegistration`` is the one kind there is: this base class only lets an
 /// atom store it where the framework may be missing (before macOS 14, iOS 17, tvOS 17, watchOS 10,
 /// where an atom never makes one).
-@usableFromInline
-class AtomTracking: @unchecked Sendable {
+@usableFromInline class AtomTracking: @unchecked Sendable {
   // @unchecked: every stored property, here and in the subclass, is a `Sendable` constant.
 
   /// Up while a tracked read or a stored registration may be waiting for the next change: a
   /// change reports to Observation only then, so an atom whose reads nothing tracks never calls
   /// into the registrar when it changes.
-  @usableFromInline let armed: Flag
+  @usableFromInline let armed: AtomicOrLocked
 
-  init(armed: Flag) {
+  init(armed: AtomicOrLocked) {
     self.armed = armed
   }
 
@@ -40,7 +39,7 @@ final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
   private let keyPath: KeyPath<AtomRegistration, Int>
 
   init() {
-    let armed = Flag()
+    let armed = AtomicOrLocked()
     keyPath = \AtomRegistration.[read: ReadProbe(armed)]
     super.init(armed: armed)
   }
@@ -60,9 +59,9 @@ final class AtomRegistration: AtomTracking, Observable, @unchecked Sendable {
 
 /// The subscript argument of an atom's tracking key path: hashing it raises the atom's flag.
 struct ReadProbe: Hashable, Sendable {
-  let armed: Flag
+  let armed: AtomicOrLocked
 
-  init(_ armed: Flag) {
+  init(_ armed: AtomicOrLocked) {
     self.armed = armed
   }
 

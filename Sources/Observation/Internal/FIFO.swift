@@ -1,8 +1,7 @@
 /// A first-in, first-out queue that keeps its storage, so a queue that fills and drains over and
 /// over stops allocating once it has grown to its largest size. A removed element is released at
 /// once.
-@usableFromInline
-struct FIFO<Element> {
+@usableFromInline struct FIFO<Element> {
   @usableFromInline var storage: [Element?] = []
   @usableFromInline var head = 0
 
@@ -15,14 +14,12 @@ struct FIFO<Element> {
   @inlinable var count: Int { storage.count - head }
 
   /// Adds `element` at the back.
-  @inlinable
-  mutating func append(_ element: Element) {
+  @inlinable mutating func append(_ element: Element) {
     storage.append(element)
   }
 
   /// Removes and returns the front element, or returns `nil` when the queue is empty.
-  @inlinable
-  mutating func popFirst() -> Element? {
+  @inlinable mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head]
     storage[head] = nil

@@ -4,8 +4,7 @@
 /// time, oldest first: only the first layer's commit runs; the others wait, each with its
 /// `Waiter` parked here until its turn. The visible value is the confirmed value with every
 /// layer applied in order.
-@usableFromInline
-struct Layers<Value, Waiter> {
+@usableFromInline struct Layers<Value, Waiter> {
   struct Layer {
     let id: UInt64
     let apply: @Sendable (inout Value) -> Void

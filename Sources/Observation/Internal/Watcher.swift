@@ -1,8 +1,7 @@
 /// One watch of an atom: its handler, and the flag its token raises to stop it.
-@usableFromInline
-final class Watcher<Value: Sendable>: Sendable {
+@usableFromInline final class Watcher<Value: Sendable>: Sendable {
   /// Raised by the watch's token; no delivery starts once it is up.
-  @usableFromInline let stopped = Flag()
+  @usableFromInline let stopped = AtomicOrLocked()
   /// Receives the changes: the handler itself, or a hand-over to the main-queue relay.
   @usableFromInline let receive: @Sendable (AtomChange<Value>) -> Void
   /// The relay of a main-queue watcher.
@@ -22,8 +21,7 @@ final class Watcher<Value: Sendable>: Sendable {
   }
 
   /// Hands a change to the handler, unless the watch was stopped.
-  @inlinable
-  func deliver(_ change: AtomChange<Value>) {
+  @inlinable func deliver(_ change: AtomChange<Value>) {
     guard !stopped.isRaised else { return }
     receive(change)
   }
@@ -50,8 +48,7 @@ final class Watcher<Value: Sendable>: Sendable {
 
 /// A change, the watchers it goes to (those registered when it took effect), and the atom's
 /// Observation tracking when a tracked read or registration may be waiting for it.
-@usableFromInline
-struct Delivery<Value: Sendable>: Sendable {
+@usableFromInline struct Delivery<Value: Sendable>: Sendable {
   @usableFromInline let change: AtomChange<Value>
   @usableFromInline let recipients: [Watcher<Value>]
   @usableFromInline let tracking: AtomTracking?
@@ -66,8 +63,7 @@ struct Delivery<Value: Sendable>: Sendable {
   /// Hands the change to every recipient, in order, then reports it to Observation, so that an
   /// `onChange` handler that reads a derived atom sees it recomputed (a derived atom is a
   /// watcher of its sources).
-  @inlinable
-  func send() {
+  @inlinable func send() {
     for watcher in recipients {
       watcher.deliver(change)
     }

@@ -4,9 +4,9 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct FlagTests {
+@Suite(.timeLimit(suiteTimeLimit)) struct AtomicOrLockedTests {
   @Test func aFlagIsRaisedByExactlyOneOfManyRacingCallers() async {
-    let flag = Flag()
+    let flag = AtomicOrLocked()
     #expect(!flag.isRaised)
     let raisers = Counter()
     await onThreads(8) { _ in
@@ -17,7 +17,7 @@ import TinyInternals
   }
 
   @Test func loweringSaysWhetherItWasUp() {
-    let flag = Flag()
+    let flag = AtomicOrLocked()
     #expect(!flag.lower())
     flag.raise()
     #expect(flag.lower())
