@@ -16,10 +16,12 @@
 ///   Trampoline.enqueue { deliver(batch) }
 /// }
 /// ```
+@usableFromInline
 package enum Trampoline {
   /// Makes the calling thread the runner of trampolined work and returns `true` (then run your
   /// work and call ``leave()``), or returns `false` when the thread already is (then
   /// ``enqueue(_:)`` the work instead).
+  @usableFromInline
   package static func enter() -> Bool {
     let state = ThreadState.current
     guard !state.pointee.isRunningTrampoline else { return false }
@@ -29,6 +31,7 @@ package enum Trampoline {
 
   /// Runs every piece of work queued on this thread, including work queued meanwhile, then
   /// stops being the thread's runner. Call it once after ``enter()`` returned `true`.
+  @usableFromInline
   package static func leave() {
     let state = ThreadState.current
     while !state.pointee.pending.isEmpty {
@@ -41,6 +44,7 @@ package enum Trampoline {
 
   /// Queues `work` to run on this thread after the current piece of trampolined work. Call it
   /// only when ``enter()`` returned `false`.
+  @usableFromInline
   package static func enqueue(_ work: @escaping () -> Void) {
     ThreadState.current.pointee.pending.append(work)
   }

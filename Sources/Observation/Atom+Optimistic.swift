@@ -52,7 +52,7 @@ extension Atom {
     optimistically change: @escaping @Sendable (inout Value) -> Void,
     commit: @Sendable (Value) async throws -> Void
   ) async throws -> Value {
-    if CommitsInProgress.current.contains(self) {
+    if CommitsInProgress.current.contains(where: { $0 === self }) {
       fatalError(nestedCommitMessage)
     }
     let (id, isFirst) = addLayer(change)
@@ -65,7 +65,7 @@ extension Atom {
     }
     let (sent, version) = state.withLock { $0.valueToCommit(layer: id) }
     do {
-      try await CommitsInProgress.$current.withValue(CommitsInProgress.current.adding(self)) {
+      try await CommitsInProgress.$current.withValue(CommitsInProgress.current + [self]) {
         try await commit(sent)
       }
     } catch {
@@ -76,34 +76,35 @@ extension Atom {
     return sent
   }
 
-  // Each transition releases what it replaced or dropped (values, the settled layer's change)
-  // when it returns, after unlocking: their `deinit`s may use the atom.
+  // Each transition's `released` holds what it replaced or dropped (values, the settled layer's
+  // change) until it returns, after unlocking: their `deinit`s may use the atom.
 
   /// Adds and shows a layer; returns its id and whether its commit may start at once.
   private func addLayer(
     _ change: @escaping @Sendable (inout Value) -> Void
   ) -> (id: UInt64, isFirst: Bool) {
-    var replaced = AtomState<Value>.Discarded()
-    let (id, isFirst, batch) = state.withLock { $0.addLayer(change, discarding: &replaced) }
-    if let batch = consume batch { deliver(batch) }
+    var released = AtomState<Value>.Released()
+    let (id, isFirst, batch) = state.withLock { $0.addLayer(change, releasing: &released) }
+    if let batch { deliver(batch) }
     return (id, isFirst)
   }
 
   /// Drops the failed layer `id`, delivers the change carrying `error`, and hands the turn on.
   private func rollBack(layer id: UInt64, error: any Error) {
-    var replaced = AtomState<Value>.Discarded()
-    let (batch, next, layers) = state.withLock {
-      $0.rollBack(layer: id, error: error, discarding: &replaced)
+    var released = AtomState<Value>.Released()
+    let (batch, next) = state.withLock {
+      $0.rollBack(layer: id, error: error, releasing: &released)
     }
-    _ = layers
-    if let batch = consume batch { deliver(batch) }
+    if let batch { deliver(batch) }
     next?.resume()
   }
 
   /// Settles the committed layer `id` and hands the turn on.
   private func confirm(layer id: UInt64, sent: Value, version: UInt64) {
-    let (next, layers) = state.withLock { $0.confirm(layer: id, sent: sent, version: version) }
-    _ = layers
+    var released = AtomState<Value>.Released()
+    let next = state.withLock {
+      $0.confirm(layer: id, sent: sent, version: version, releasing: &released)
+    }
     next?.resume()
   }
 
@@ -124,22 +125,7 @@ let nestedCommitMessage =
 /// started (a task-local value: child tasks and `Task {}` inherit it; detached tasks and other
 /// threads do not).
 enum CommitsInProgress {
-  /// The atoms: usually none or one, so a small array. They are held, not just identified, so
-  /// that a task started inside a commit and outliving its atom never mistakes a new atom at the
-  /// same address for it.
-  struct Atoms: Sendable {
-    private var atoms: [any AnyObject & Sendable] = []
-
-    func contains(_ atom: some AnyObject & Sendable) -> Bool {
-      atoms.contains { $0 === atom }
-    }
-
-    func adding(_ atom: some AnyObject & Sendable) -> Atoms {
-      var copy = self
-      copy.atoms.append(atom)
-      return copy
-    }
-  }
-
-  @TaskLocal static var current = Atoms()
+  /// The atoms: usually none or one. They are held, not just identified, so that a task started
+  /// inside a commit and outliving its atom never mistakes a new atom at the same address for it.
+  @TaskLocal static var current: [any AnyObject & Sendable] = []
 }

@@ -30,10 +30,10 @@ import TinyInternals
 /// ``value`` in its `body` updates by itself when the atom changes, from any thread, and so does
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
-  let state: Locked<AtomState<Value>>
+  @usableFromInline let state: Locked<AtomState<Value>>
   /// Whose turn it is to deliver: the state's, kept beside the lock so that a deliverer with no
   /// batch waiting ends its turn without taking the lock again.
-  let deliveryTurn: DeliveryTurn
+  @usableFromInline let deliveryTurn: AtomicOrLocked
 
   /// Creates an atom holding `value`.
   ///
@@ -52,39 +52,14 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   ///
   /// A read inside `withObservationTracking` (and so inside a SwiftUI `body`) is tracked: the
   /// next change of the atom, from any thread, calls its `onChange` (see
-  /// <doc:Observation#SwiftUI-and-Apples-Observation>). A read that nothing tracks costs one
-  /// thread-local read more.
+  /// <doc:Observation#SwiftUI-and-Apples-Observation>).
   public var value: Value {
-    let value = state.withLock { state -> Value? in
-      guard let tracking = state.tracking.map({ Unmanaged.passUnretained($0) }) else {
-        return nil
-      }
-      // Under the lock, before the value is read: a change stored after this read then finds
-      // the tracking armed, and reports to the registration this read leads to. Borrowed: the
-      // state holds the tracking for as long as the atom lives. Where Observation is available
-      // the tracking is a registration, called directly (inlined); elsewhere reads record
-      // nothing.
+    state.withLock { state in
+      // The read is recorded before the value is read: a change stored after this read then
+      // finds the tracking armed, and reports to the registration this read leads to.
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-        Unmanaged<AtomRegistration>.fromOpaque(tracking.toOpaque())._withUnsafeGuaranteedRef {
-          $0.recordRead()
-        }
-      }
-      return state.value
-    }
-    return value ?? valueAtFirstRead()
-  }
-
-  /// Makes the atom's tracking, at its first read, and reads the value, tracked.
-  @inline(never)
-  func valueAtFirstRead() -> Value {
-    // Made outside the lock; when another thread's first read installed its own meanwhile,
-    // this one is released after unlocking.
-    let made = AtomTracking.make()
-    return state.withLock { state in
-      let tracking = state.tracking ?? made
-      state.tracking = tracking
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-        unsafeDowncast(tracking, to: AtomRegistration.self).recordRead()
+        if state.tracking == nil { state.tracking = AtomRegistration() }
+        state.tracking?.recordRead()
       }
       return state.value
     }
@@ -107,9 +82,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// each other's lock for ever). When it throws, nothing changes, no change is delivered, and
   /// the error is rethrown.
   ///
-  /// The value it replaces is released after the lock is released (or, with watchers, after
-  /// they received it as ``AtomChange/old``), so a `deinit` of the old value may use the atom.
-  /// So a body that changes a collection in place changes a copy of it.
+  /// `body` changes a copy of the value, and the value it replaces is released after the lock
+  /// is released (or, with watchers, after they received it as ``AtomChange/old``), so a
+  /// `deinit` of the old value may use the atom.
   ///
   /// While optimistic updates are pending, `body` changes the confirmed value; the pending
   /// changes re-apply on top, and the returned value is the visible one.
@@ -125,21 +100,16 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Throws: What `body` throws; then the value is unchanged.
   /// - Complexity: O(1) plus `body`, plus a copy of the value when the body changes a
   ///   collection in place; delivering to *w* watchers is O(*w*).
-  @inline(__always)
+  @inlinable  // with the delivery path: the update and set goals need code specialized for `Value`
   @discardableResult
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
   ) throws(Failure) -> Value {
-    var discarded = AtomState<Value>.Discarded()
+    var released = AtomState<Value>.Released()
     let (value, batch) = try state.withLock { (state) throws(Failure) in
-      try state.update(discarding: &discarded) { (value) throws(Failure) -> Bool in
-        try body(&value)
-        return true
-      }
+      try state.update(releasing: &released, body)
     }
-    // `discarded` (the replaced value) lives until here, past the unlock: its deinit may use
-    // this atom.
-    if let batch = consume batch { deliver(batch) }
+    if let batch { deliver(batch) }
     return value
   }
 
@@ -154,8 +124,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// ```
   ///
   /// - Parameter newValue: The new value.
-  @inline(__always)
-  public func set(_ newValue: Value) {
+  @inlinable public func set(_ newValue: Value) {
     update { $0 = newValue }
   }
 
@@ -201,7 +170,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// Whether the atom made its Observation tracking, and whether a change would report to it,
   /// for tests.
   var trackingState: (isMade: Bool, isArmed: Bool) {
-    state.withLock { ($0.tracking != nil, $0.isTracked) }
+    state.withLock { ($0.tracking != nil, $0.tracking?.armed.isRaised ?? false) }
   }
 
   private func add(_ watcher: Watcher<Value>, includingInitial: Bool) -> WatchToken {
@@ -209,8 +178,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     let (batch, mainAction) = state.withLock {
       $0.add(watcher, includingInitial: includingInitial, onMainQueue: onMainQueue)
     }
-    // The token finds its watcher by identity: a weak reference would move the watcher's
-    // reference counts to a side table and slow every delivery down.
     let id = ObjectIdentifier(watcher)
     let token = WatchToken(flag: watcher.stopped) { [weak self] in
       // The removed watcher is released after unlocking, and without nesting: its handler may
@@ -220,7 +187,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
       Trampoline.release(consume removed)
     }
     if let mainAction { watcher.perform(mainAction) }
-    if let batch = consume batch { deliver(batch) }
+    if let batch { deliver(batch) }
     return token
   }
 
@@ -230,31 +197,23 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
   /// source's delivery) waits, and runs once the current one returns. So a chain of derived
   /// atoms of any length delivers in constant stack depth.
-  ///
-  /// Callers hand the batch over with `consume`: a copy would retain and release the watcher
-  /// list once more per change, which with one cheap handler cost a fifth of a set.
-  func deliver(_ batch: consuming Delivery<Value>) {
-    if Trampoline.enter() {
-      deliverAll(consume batch)
-      Trampoline.leave()
-    } else {
-      let batch = consume batch
-      Trampoline.enqueue { self.deliverAll(batch) }
+  @inlinable func deliver(_ batch: consuming Delivery<Value>) {
+    guard Trampoline.enter() else {
+      let batch = batch
+      return Trampoline.enqueue { self.deliverAll(batch) }
     }
+    deliverAll(batch)
+    Trampoline.leave()
   }
 
-  /// Delivers `batch` and every batch queued meanwhile, on this thread, now. Out of line, so
-  /// that it is compiled the same way however large the code that sets the atom: inlined, its
-  /// cost changed with the caller's size.
-  @inline(never)
-  func deliverAll(_ batch: consuming Delivery<Value>) {
-    var current = batch
+  /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
+  @inlinable func deliverAll(_ first: consuming Delivery<Value>) {
+    var batch = first
     while true {
-      current.send()
-      // With no batch waiting, the turn ends here, without the lock.
-      if deliveryTurn.finish() { return }
-      guard let next = state.withLock({ $0.nextBatch() }) else { return }
-      current = next
+      batch.send()
+      if DeliveryTurn.finish(deliveryTurn) { return }
+      guard let next = state.withLock({ $0.delivery.takeWaiting() }) else { return }
+      batch = next
     }
   }
 
@@ -296,17 +255,13 @@ extension Atom where Value: Equatable {
       // nothing changed since the snapshot; otherwise compare again.
       let (current, version) = state.withLock { ($0.confirmedValue, $0.version) }
       guard current == expected else { return false }
-      var discarded = AtomState<Value>.Discarded()
-      let outcome = state.withLock { state -> (swapped: Bool, batch: Delivery<Value>?) in
+      var released = AtomState<Value>.Released()
+      let (swapped, batch) = state.withLock { state -> (Bool, Delivery<Value>?) in
         guard state.version == version else { return (false, nil) }
-        let batch = state.update(discarding: &discarded) { value in
-          value = newValue
-          return true
-        }.batch
-        return (true, batch)
+        return (true, state.update(releasing: &released) { $0 = newValue }.batch)
       }
-      guard outcome.swapped else { continue }
-      if let batch = outcome.batch { deliver(batch) }
+      guard swapped else { continue }
+      if let batch { deliver(batch) }
       return true
     }
   }

@@ -29,6 +29,7 @@ public struct AtomChange<Value> {
   ///   - new: The value after the change.
   ///   - error: The error that caused the change, if any.
   ///   - isInitial: Whether this is an initial delivery; then `old` and `new` should be equal.
+  @inlinable
   public init(old: Value, new: Value, error: (any Error)? = nil, isInitial: Bool = false) {
     self.old = old
     self.new = new

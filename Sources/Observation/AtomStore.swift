@@ -25,71 +25,60 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     weak var atom: Atom<Value>?
   }
 
-  /// The entries whose keys have one hash value.
-  private struct Bucket: Sendable {
-    var entries: [Entry]
-    /// The table's stamp when the bucket last changed: a lookup made outside the lock inserts
-    /// only if the bucket still has the stamp it read.
-    var stamp: UInt64
-  }
-
   /// What a change of the table took out of it, for the caller to release after unlocking:
   /// keys are user values, and the last reference to an atom releases the atom's value.
-  private struct Removed: Sendable {
-    var entry: Entry?
-    var buckets: [Int: Bucket]?
+  private struct Released: Sendable {
+    var bucket: [Entry] = []
+    var buckets: [Int: [Entry]] = [:]
     var atoms: [Atom<Value>] = []
   }
 
   private struct Table: Sendable {
-    var buckets: [Int: Bucket] = [:]
+    /// The entries, by the hash value of their keys.
+    var buckets: [Int: [Entry]] = [:]
     /// The number of entries, live or not yet swept.
     var count = 0
-    /// Counts the changes of the table.
+    /// Counts the changes of the table: a lookup made outside the lock inserts only if the
+    /// table still has the stamp it read.
     var stamp: UInt64 = 0
     /// The number of entries that triggers the next sweep.
     var sweepAt = 16
 
-    /// Stores `entry` in the bucket of `hash`, replacing the entry at `index` when one is
-    /// given, then sweeps when the table has doubled since the last sweep.
-    mutating func insert(_ entry: Entry, hash: Int, replacing index: Int?) -> Removed {
-      var removed = Removed()
+    /// Stores `entry` under `hash`, in place of the entry at `index` when one is given, then
+    /// sweeps when the table has doubled since the last sweep.
+    mutating func insert(_ entry: Entry, hash: Int, replacing index: Int?) -> Released {
+      var released = Released()
       stamp &+= 1
-      var bucket = buckets.removeValue(forKey: hash) ?? Bucket(entries: [], stamp: stamp)
-      bucket.stamp = stamp
+      var bucket = buckets[hash] ?? []
+      released.bucket = bucket  // holds the replaced entry's key
       if let index {
-        removed.entry = bucket.entries[index]
-        bucket.entries[index] = entry
+        bucket[index] = entry
       } else {
-        bucket.entries.append(entry)
+        bucket.append(entry)
         count += 1
       }
       buckets[hash] = bucket
-      if count >= sweepAt { sweep(into: &removed) }
-      return removed
+      if count >= sweepAt { sweep(into: &released) }
+      return released
     }
 
     /// Drops the entries whose atom is gone.
-    private mutating func sweep(into removed: inout Removed) {
-      stamp &+= 1
-      var kept: [Int: Bucket] = [:]
-      var live = 0
+    private mutating func sweep(into released: inout Released) {
+      released.buckets = buckets
+      var kept: [Int: [Entry]] = [:]
       for (hash, bucket) in buckets {
-        var entries: [Entry] = []
-        for entry in bucket.entries {
-          // Hold each live atom until after unlocking: the store's reference may be the last
-          // one by the time it is released.
-          guard let atom = entry.atom else { continue }
-          removed.atoms.append(atom)
-          entries.append(entry)
+        // Each live atom is held until after unlocking: the store's reference may be the last
+        // one by the time it is released, and its release runs the value's `deinit`.
+        let live = bucket.filter { entry in
+          guard let atom = entry.atom else { return false }
+          released.atoms.append(atom)
+          return true
         }
-        live += entries.count
-        if !entries.isEmpty { kept[hash] = Bucket(entries: entries, stamp: stamp) }
+        if !live.isEmpty { kept[hash] = live }
       }
-      removed.buckets = buckets
       buckets = kept
-      count = live
-      sweepAt = max(16, live * 2)
+      count = released.atoms.count
+      sweepAt = max(16, count * 2)
     }
   }
 
@@ -111,9 +100,8 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// a new atom holding `makeValue(key)`.
   ///
   /// The key's `hash(into:)` and `==`, like `makeValue`, run outside the store's lock, so they
-  /// may use the store; `==` runs again when another key with the same hash value was stored
-  /// meanwhile. Keys are compared with `==` only: distinct keys never share an atom, even when
-  /// their hash values collide.
+  /// may use the store; `==` runs again when the store changed while it ran. Keys are compared
+  /// with `==` only: distinct keys never share an atom, even when their hash values collide.
   ///
   /// ```swift
   /// store.atom(for: 42) === store.atom(for: 42)    // true while either is held
@@ -126,22 +114,18 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     let hash = key.hashValue
     var made: Atom<Value>?
     while true {
-      let bucket = table.withLock { $0.buckets[hash] }
-      // `==` is user code: compare outside the lock, then insert only if the bucket did not
-      // change meanwhile.
-      var index: Int?
-      for (position, entry) in (bucket?.entries ?? []).enumerated() where entry.key == key {
-        if let atom = entry.atom { return atom }
-        index = position  // the key's atom is gone: its entry gets the new one
-        break
-      }
-      let atom = made ?? Atom(makeValue.unsafelyUnwrapped(key))
+      let (bucket, stamp) = table.withLock { ($0.buckets[hash] ?? [], $0.stamp) }
+      // `==` is user code: compare outside the lock, then insert only if the table did not
+      // change meanwhile. An entry whose atom is gone gets the new one.
+      let index = bucket.firstIndex { $0.key == key }
+      if let index, let atom = bucket[index].atom { return atom }
+      let atom = made ?? Atom(makeValue!(key))
       made = atom
-      let removed = table.withLock { table -> Removed? in
-        guard table.buckets[hash]?.stamp == bucket?.stamp else { return nil }
+      let released = table.withLock { table -> Released? in
+        guard table.stamp == stamp else { return nil }
         return table.insert(Entry(key: key, atom: atom), hash: hash, replacing: index)
       }
-      if removed != nil { return atom }  // what it removed is released here, after unlocking
+      if released != nil { return atom }  // what it took out is released here, after unlocking
     }
   }
 

@@ -6,17 +6,21 @@ extension ObservationGroup {
   /// Observes a property of an `@Observable` model; while the group is active, `handler`
   /// receives its changes on the main actor, starting with the current value.
   ///
-  /// The model must be one the main actor owns: write the observed properties on the main
-  /// queue. The toolchain's `withObservationTracking` reports a change *before* the property is
-  /// written, so the group hops to the main queue, reads the new value there, delivers it, and
-  /// tracks the property again. Changes therefore always arrive asynchronously, and several
-  /// changes made before the hop arrive as one, with the latest value (`old` is the value last
-  /// delivered); the last value written is always delivered.
+  /// Observation reports a change on the thread that makes it; the group then hops to the
+  /// main queue, reads the property there, delivers what it read, and tracks the property
+  /// again. Changes therefore always arrive asynchronously, on the main queue, and several
+  /// changes made before the hop arrive as one, with the value read (`old` is the value last
+  /// delivered). A change made on any thread is delivered; nothing traps.
   ///
-  /// A change made on another thread could be read on the main queue before it is stored, and
-  /// then never delivered; so while the observation runs, an observed property that changes
-  /// off the main queue stops the program with a message naming this method. Changes while the
-  /// group is not active are not reported, from any thread.
+  /// What the hop reads is the final value whenever the change was stored before the hop ran:
+  /// always for a change made on the main queue, and for one that reports after it is stored,
+  /// from any thread: an ``Atom`` or ``DerivedAtom`` read through the key path
+  /// (`\.count.value`), or a setter that stores before it calls `withMutation`. A plain
+  /// `@Observable` stored property reports *before* it stores (the toolchain gives no public
+  /// hook after the store); written on another thread, the hop can read it before the store,
+  /// and then delivers the value it read: the stored value arrives with the next change of a
+  /// tracked property, or at the next ``begin()``. To get every final value from any thread,
+  /// hold the value in an atom. Changes while the group is not active are not reported.
   ///
   /// `withObservationTracking` cannot be disarmed, so the observation keeps one registration in
   /// the model at a time: ``end()`` leaves it armed, and the next ``begin()`` re-uses it. After
@@ -95,7 +99,8 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     return withObservationTracking {
       model[keyPath: keyPath]
     } onChange: { [weak self] in
-      // Called on the writing thread, before the new value is stored.
+      // Called on the writing thread: before a plain `@Observable` property stores the new
+      // value, after an atom did.
       guard let run = tracking.fired() else { return }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { self?.changed(run) }
@@ -103,7 +108,7 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     }
   }
 
-  /// Delivers the stored value of a change of run `number`, and arms the next registration.
+  /// Delivers, for a change of run `number`, the value read now, and arms the next registration.
   private func changed(_ number: Int) {
     guard run.isCurrent(number), let old = last else { return }
     let new = track()
@@ -146,19 +151,15 @@ final class ObservableTracking: Sendable {
     }
   }
 
-  /// Records that the armed registration fired. Returns the run to deliver the change to (the
-  /// caller then queues one main-queue hop), or `nil` when the member is stopped: then nothing
-  /// is to be done. Stops the program when the member runs and the change is made off the main
-  /// queue.
+  /// Records that the armed registration fired, on the writing thread. Returns the run to
+  /// deliver the change to (the caller then queues one main-queue hop), or `nil` when the
+  /// member is stopped: then nothing is to be done.
   func fired() -> Int? {
-    let isMain = MainQueue.isCurrent
-    let run = state.withLock { state -> Int? in
+    state.withLock { state in
       state.isArmed = false
-      if state.run != nil && isMain { state.hops += 1 }
+      if state.run != nil { state.hops += 1 }
       return state.run
     }
-    if run != nil && !isMain { fatalError(offMainWriteMessage) }
-    return run
   }
 
   /// The registrations armed so far, and the main-queue hops they queued, for tests.
@@ -166,11 +167,3 @@ final class ObservableTracking: Sendable {
     state.withLock { ($0.registrations, $0.hops) }
   }
 }
-
-/// The message that stops the program when a property observed by an ``ObservationGroup``
-/// changes off the main queue.
-let offMainWriteMessage =
-  "TinyObservation: a property that ObservationGroup.observe(_:_:_:) observes on an "
-  + "@Observable model changed off the main queue; write such a model on the main actor "
-  + "(Observation reports a change before it is stored, so a change made on another thread "
-  + "cannot be read back reliably on the main queue)"

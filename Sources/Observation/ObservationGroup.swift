@@ -32,9 +32,9 @@ public struct ObservationID: Hashable, Sendable {
 ///   (`observe(notification:object:center:_:)`), and `@Observable` key paths
 ///   (`observe(_:_:_:)` with a model and a key path; macOS 14, iOS 17, tvOS 17, watchOS 10).
 /// - Handlers run on the main actor, one at a time; each observation's changes arrive in the
-///   order they were made. Changes of watchable values and notifications posted off the main
-///   queue are delivered on it; an observed `@Observable` model must be written on the main
-///   queue (see `observe(_:_:_:)`).
+///   order they were made. Changes made off the main queue, of watchable values, of
+///   `@Observable` models and notifications posted there, are delivered on it (for what an
+///   `@Observable` property delivers, see `observe(_:_:_:)`).
 /// - ``begin()`` delivers every initial value (flagged ``AtomChange/isInitial``) before it
 ///   returns, in the order the observations were added; notifications have no initial value.
 /// - After ``end()`` returns, no handler starts. `begin()` and `end()` are idempotent, and

@@ -1,50 +1,154 @@
+import TinyInternals
+
 extension Watchable {
   /// The later changes, as an asynchronous sequence.
   ///
-  /// Each access starts a new watch, and the stream buffers every change from that moment on,
-  /// in order, until it is iterated; nothing is dropped, and the buffer is unbounded.
+  /// Each iteration watches the value on its own: its iterator starts a watch when it is made
+  /// (a `for await` loop makes it as the loop starts), and buffers every change from then on, in
+  /// order, until it is read; nothing is dropped, and the buffer is unbounded.
   ///
-  /// The watch stops, and its buffer is released, as soon as one of these happens:
-  /// - the task iterating the stream is cancelled (the loop then ends at its next step);
-  /// - the stream and every iterator made from it are released. Leaving a
-  ///   `for await change in atom.changes` loop with `break` or `return` does that, because the
-  ///   loop holds the only stream and iterator; a stream kept in a variable or a property keeps
-  ///   watching, and buffering, for as long as that lives;
-  /// - the watched value releases the watch: ``Atom`` and ``DerivedAtom`` do when they are
-  ///   deallocated. Then the stream finishes: the loop gets the changes buffered so far, then
-  ///   ends.
+  /// The iterator owns the watch. The watch stops, and its buffer is released, as soon as one of
+  /// these happens:
+  /// - the loop ends, by `break`, `return` or a thrown error: the loop releases its iterator,
+  ///   whether or not the sequence itself is kept in a variable;
+  /// - the task iterating is cancelled: the loop ends at its next step, without the changes
+  ///   still buffered;
+  /// - the watched value lets go of the watch: ``Atom`` and ``DerivedAtom`` do when they are
+  ///   deallocated. Then the loop gets the changes buffered so far, and ends.
   ///
-  /// Otherwise the stream never finishes by itself.
+  /// Otherwise the iteration never ends by itself.
   ///
   /// ```swift
   /// for await change in name.changes {
   ///   print(change.new)
-  ///   if change.new == "done" { break }     // stops the watch: the loop held the stream
+  ///   if change.new == "done" { break }     // stops the watch
   /// }
   /// ```
-  public var changes: AsyncStream<AtomChange<Value>> {
-    AsyncStream { continuation in
-      let stream = StreamEnd(continuation)
-      let token = watch { change in
-        stream.continuation.yield(change)
-      }
-      continuation.onTermination = { _ in
+  public var changes: AtomChanges<Value> {
+    AtomChanges(source: self)
+  }
+}
+
+/// The changes of a watchable value as an asynchronous sequence; see ``Watchable/changes``.
+///
+/// A sequence watches nothing by itself: each iterator made from it watches the value from the
+/// moment it is made until it is released or its task is cancelled. Call `next()` from one task
+/// at a time.
+public struct AtomChanges<Value: Sendable>: AsyncSequence, Sendable {
+  /// Each element is one change, in the order the changes took effect.
+  public typealias Element = AtomChange<Value>
+
+  let source: any Watchable<Value>
+
+  /// Starts watching the value, and returns the iterator that owns the watch.
+  ///
+  /// - Returns: An iterator over the changes made from now on.
+  public func makeAsyncIterator() -> Iterator {
+    let buffer = ChangeBuffer<Value>()
+    let feed = ChangeBuffer.Feed(buffer)
+    return Iterator(buffer: buffer, token: source.watch { feed.buffer.push($0) })
+  }
+
+  /// Reads the changes of one watch; releasing it (every copy of it) stops the watch.
+  public struct Iterator: AsyncIteratorProtocol, Sendable {
+    let buffer: ChangeBuffer<Value>
+    /// Cancels the watch when the last copy of the iterator is released.
+    let token: WatchToken
+
+    /// The next change: at once when one is buffered, otherwise when it is made. `nil` once the
+    /// task is cancelled, or once the watched value let go of the watch and the buffered
+    /// changes were read.
+    ///
+    /// - Returns: The next change, or `nil` at the end.
+    public mutating func next() async -> AtomChange<Value>? {
+      await withTaskCancellationHandler {
+        await buffer.next()
+      } onCancel: { [buffer, token] in
+        buffer.finish(droppingBuffered: true)
         token.cancel()
       }
     }
   }
 }
 
-/// Finishes a stream when it is released: the watch handler of ``Watchable/changes`` holds it,
-/// so the stream finishes once the watched value lets go of the handler.
-final class StreamEnd<Element: Sendable>: Sendable {
-  let continuation: AsyncStream<Element>.Continuation
+/// The changes a watch made and its iterator has not read yet, and the iterator's task while it
+/// waits for one.
+final class ChangeBuffer<Value: Sendable>: Sendable {
+  private typealias Waiter = CheckedContinuation<AtomChange<Value>?, Never>
+  private struct State {
+    var changes = FIFO<AtomChange<Value>>()
+    var waiter: Waiter?
+    var isFinished = false
+  }
 
-  init(_ continuation: AsyncStream<Element>.Continuation) {
-    self.continuation = continuation
+  private let state = Locked(State())
+
+  /// What the watch handler holds: once the watched value lets go of the handler, the buffer
+  /// finishes after the changes it holds.
+  final class Feed: Sendable {
+    let buffer: ChangeBuffer
+
+    init(_ buffer: ChangeBuffer) {
+      self.buffer = buffer
+    }
+
+    deinit {
+      buffer.finish(droppingBuffered: false)
+    }
+  }
+
+  /// Hands `change` to the waiting task, or buffers it.
+  func push(_ change: AtomChange<Value>) {
+    let waiter = state.withLock { state -> Waiter? in
+      if state.isFinished { return nil }
+      guard let waiter = state.waiter else {
+        state.changes.append(change)
+        return nil
+      }
+      state.waiter = nil
+      return waiter
+    }
+    waiter?.resume(returning: change)
+  }
+
+  /// Ends the buffer: the waiting task, and every later `next()` once the buffered changes are
+  /// read (or at once, `droppingBuffered`), get `nil`.
+  func finish(droppingBuffered: Bool) {
+    let (waiter, dropped) = state.withLock { state in
+      state.isFinished = true
+      defer {
+        state.waiter = nil
+        if droppingBuffered { state.changes = FIFO() }
+      }
+      return (state.waiter, droppingBuffered ? state.changes : FIFO())
+    }
+    waiter?.resume(returning: nil)
+    _ = consume dropped  // released here, after unlocking: the changes hold user values
   }
 
   deinit {
-    continuation.finish()
+    // A buffered change may hold another iteration, whose buffer holds another, and so on:
+    // release them without nesting.
+    let changes = state.withLock { state in
+      defer { state.changes = FIFO() }
+      return state.changes
+    }
+    Trampoline.release(consume changes)
+  }
+
+  /// The next buffered change, waiting for one when none is; `nil` once finished.
+  func next() async -> AtomChange<Value>? {
+    await withCheckedContinuation { (waiter: Waiter) in
+      let ready = state.withLock { state -> AtomChange<Value>?? in
+        if let change = state.changes.popFirst() { return change }
+        if state.isFinished { return .some(nil) }
+        if state.waiter != nil {
+          fatalError("AtomChanges.Iterator.next(): called from two tasks at once")
+        }
+        state.waiter = waiter
+        return nil
+      }
+      if let ready { waiter.resume(returning: ready) }
+    }
   }
 }

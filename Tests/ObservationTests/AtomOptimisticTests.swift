@@ -49,6 +49,41 @@ import TinyTestSupport
     token.cancel()
   }
 
+  @Test func compareAndSetAgainstASnapshotTakenBeforeACommitSettledComparesAgain() async throws {
+    // `==` runs outside the lock, on a snapshot of the confirmed value; the commit settles
+    // while it runs, so the snapshot is stale and must not be replaced.
+    let inCompare = Gate()
+    let resumeCompare = Gate()
+    let once = Once()
+    let atom = Atom(
+      Compared(0) {
+        guard once.first() else { return }
+        inCompare.open()
+        resumeCompare.wait()
+      })
+    let committing = Gate()
+    let finishCommit = Gate()
+    let update = Task {
+      try await atom.update(optimistically: { $0 = Compared(1) }) { _ in
+        committing.open()
+        await finishCommit.opened()
+      }
+    }
+    await committing.opened()
+    let swapped = Recorder<Bool>()
+    let comparer = startThread {
+      swapped.record(atom.compareAndSet(expected: Compared(0), to: Compared(5)))
+    }
+    await inCompare.opened()  // the snapshot, confirmed value 0, is being compared…
+    finishCommit.open()
+    _ = try await value(of: update)  // …while the commit confirms 1
+    resumeCompare.open()
+    await comparer.opened()
+    #expect(swapped.all == [false])  // compared again, with 1
+    #expect(atom.value.id == 1)
+    #expect(atom.confirmedValue.id == 1)
+  }
+
   /// Three optimistic updates in flight; the first commit's outcome is `firstFails`.
   @Test(
     "commits are serialized; each sends its layer over the then-confirmed value",

@@ -4,21 +4,20 @@ import TinyTestSupport
 @testable import TinyObservation
 
 @Suite(.timeLimit(suiteTimeLimit)) struct AtomStateTests {
-  /// Runs `body` on `state` as an update, and returns the result and what it discarded.
+  typealias Released<Value: Sendable> = AtomState<Value>.Released
+
+  /// Runs `body` on `state` as an update, and returns the result and what it took out.
   func update<Value>(
-    _ state: inout AtomState<Value>, _ body: (inout Value) -> Bool
-  ) -> (value: Value, batch: Delivery<Value>?, discarded: AtomState<Value>.Discarded) {
-    var discarded = AtomState<Value>.Discarded()
-    let (value, batch) = state.update(discarding: &discarded, body)
-    return (value, batch, discarded)
+    _ state: inout AtomState<Value>, _ body: (inout Value) -> Void
+  ) -> (value: Value, batch: Delivery<Value>?, released: Released<Value>) {
+    var released = Released<Value>()
+    let (value, batch) = state.update(releasing: &released, body)
+    return (value, batch, released)
   }
 
   @Test func withoutWatchersAnUpdateRecordsNoChange() {
     var state = AtomState(1)
-    let result = update(&state) {
-      $0 += 1
-      return true
-    }
+    let result = update(&state) { $0 += 1 }
     #expect(result.value == 2)
     #expect(result.batch == nil)
     #expect(!state.delivery.isDelivering)
@@ -26,92 +25,78 @@ import TinyTestSupport
 
   @Test func withoutWatchersTheReplacedValueIsHandedBackToReleaseAfterUnlocking() {
     var state = AtomState(Owner("old"))
-    let result = update(&state) {
-      $0 = Owner("new")
-      return true
-    }
+    let result = update(&state) { $0 = Owner("new") }
     #expect(result.value.name == "new")
-    #expect(result.discarded.value?.name == "old")
+    #expect(result.released.value?.name == "old")
   }
 
   @Test func aThrowingBodyHandsBackWhatItLeftBehind() {
     var state = AtomState([Owner("kept")])
-    var discarded = AtomState<[Owner]>.Discarded()
+    var released = Released<[Owner]>()
     #expect(throws: Oops(code: 1)) {
-      try state.update(discarding: &discarded) { (value: inout [Owner]) throws(Oops) -> Bool in
+      try state.update(releasing: &released) { (value: inout [Owner]) throws(Oops) in
         value.append(Owner("left behind"))
         throw Oops(code: 1)
       }
     }
     #expect(state.value.map(\.name) == ["kept"])
-    #expect(discarded.value?.map(\.name) == ["kept", "left behind"])
+    #expect(released.value?.map(\.name) == ["kept", "left behind"])
+    #expect(state.version == 0)
   }
 
   @Test func withWatchersTheOldValueTravelsWithTheChange() {
     var state = AtomState(Owner("old"))
     _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
-    let result = update(&state) {
-      $0 = Owner("new")
-      return true
-    }
+    let result = update(&state) { $0 = Owner("new") }
     #expect(result.batch?.change.old.name == "old")
-    #expect(result.discarded.value == nil)
+    #expect(result.released.value == nil)
   }
 
   @Test func underLayersBothReplacedValuesAreHandedBack() {
     var state = AtomState("confirmed")
-    var added = AtomState<String>.Discarded()
-    _ = state.addLayer({ $0 += "+layer" }, discarding: &added)
+    var added = Released<String>()
+    _ = state.addLayer({ $0 += "+layer" }, releasing: &added)
     #expect(added.value == "confirmed")  // the visible value the layer replaced
-    let result = update(&state) {
-      $0 = "pushed"
-      return true
-    }
+    let result = update(&state) { $0 = "pushed" }
     #expect(result.value == "pushed+layer")
-    #expect(result.discarded.confirmed == "confirmed")
-    #expect(result.discarded.value == "confirmed+layer")
+    #expect(result.released.confirmed == "confirmed")
+    #expect(result.released.value == "confirmed+layer")
   }
 
   @Test func everyChangeMovesTheVersion() {
     var state = AtomState(0)
-    let start = state.version
-    _ = update(&state) { _ in true }
-    #expect(state.version == start + 1)
-    _ = update(&state) { _ in false }  // declined: no change
-    #expect(state.version == start + 1)
+    _ = update(&state) { _ in }
+    #expect(state.version == 1)
     _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
-    _ = update(&state) { _ in true }
-    #expect(state.version == start + 2)
+    _ = update(&state) { _ in }
+    #expect(state.version == 2)
+  }
+
+  @Test func confirmingACommitMovesTheVersionAndKeepsTheSettledLayersForRelease() {
+    var state = AtomState(0)
+    var released = Released<Int>()
+    let (id, _, _) = state.addLayer({ $0 += 1 }, releasing: &released)
+    let version = state.version
+    let (sent, sentVersion) = state.valueToCommit(layer: id)
+    _ = state.confirm(layer: id, sent: sent, version: sentVersion, releasing: &released)
+    #expect(state.version == version + 1)  // the confirmed value changed
+    #expect(state.layers == nil)
+    #expect(released.layers?.count == 1)
+    #expect(state.value == 1)
   }
 
   @Test func withWatchersTheFirstChangeIsForTheCallerAndLaterOnesQueue() {
     var state = AtomState(1)
-    let watcher = Watcher<Int> { _ in }
-    _ = state.add(watcher, includingInitial: false, onMainQueue: false)
-    let first = update(&state) {
-      $0 += 1
-      return true
-    }.batch
+    _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
+    let first = update(&state) { $0 += 1 }.batch
     #expect(first?.change.old == 1)
     #expect(first?.change.new == 2)
     #expect(first?.recipients.count == 1)
-    let second = update(&state) {
-      $0 += 1
-      return true
-    }
+    let second = update(&state) { $0 += 1 }
     #expect(second.batch == nil)  // someone is delivering
-    #expect(!state.delivery.turn.finish())  // a batch waits
-    #expect(state.nextBatch()?.change.new == 3)
-    #expect(state.delivery.turn.finish())
+    #expect(state.delivery.next()?.change.new == 3)
+    #expect(state.delivery.next() == nil)
     #expect(!state.delivery.isDelivering)
-  }
-
-  @Test func aDeclinedUpdateChangesNothing() {
-    var state = AtomState("a")
-    _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
-    let result = update(&state) { _ in false }
-    #expect(result.value == "a")
-    #expect(result.batch == nil)
   }
 
   @Test func anInitialChangeOfADirectWatcherIsABatchOfItsOwn() {

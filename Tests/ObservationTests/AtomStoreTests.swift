@@ -184,6 +184,36 @@ import TinyInternals
     #expect(log.all == [-1])
   }
 
+  @Test func atomsDroppedWhileAnotherThreadSweepsAreReleasedOutsideTheLock() async {
+    // One thread holds a hundred atoms and drops them one by one, over and over; the other asks
+    // for new keys, so the store keeps sweeping its table, holding each live atom for a moment:
+    // often the moment the first thread drops it, and then the sweep's reference is the last.
+    let rounds = stressVolume(full: 2_000, quick: 150)
+    let later = Later<AtomStore<Int, Probe>>()
+    let released = Counter()
+    let store = AtomStore<Int, Probe> { key in
+      Probe(key) {
+        released.increment()
+        _ = later.value?.entryCount  // takes the store's lock: traps if it is held
+      }
+    }
+    later.value = store
+    let keys = Counter()
+    let dropping = Switch()
+    await onThreads(2) { thread in
+      if thread == 0 {
+        for _ in 0..<rounds {
+          var held = (0..<100).map { _ in store.atom(for: keys.increment()) }
+          while !held.isEmpty { held.removeLast() }
+        }
+        dropping.turnOn()
+      } else {
+        while !dropping.isArmed { _ = store.atom(for: keys.increment()) }
+      }
+    }
+    #expect(released.value == keys.value)
+  }
+
   @Test func keysStayApartWhateverTheirNames() {
     final class Named: Hashable, Sendable {  // equal by identity, whatever the name
       let name: String

@@ -14,7 +14,7 @@ import TinyTestSupport
     #expect(queue.isDelivering)
     #expect(queue.submit(2) == nil)  // queued for the deliverer
     #expect(queue.submit(3) == nil)
-    #expect(queue.pendingCount == 2)
+    #expect(queue.pending.count == 2)
     #expect(queue.next() == 2)
     #expect(queue.next() == 3)
     #expect(queue.isDelivering)
@@ -26,30 +26,27 @@ import TinyTestSupport
   @Test func aSubmitterThatLoadedTheTurnBeforeTheDelivererFinishedDeliversItself() {
     var queue = DeliveryQueue<Int>()
     #expect(queue.submit(1) == 1)
-    // A submitter loads the turn while the deliverer is busy...
-    let seen = queue.turn.load()
+    let seen = queue.turn.load()  // a submitter loads the turn while the deliverer is busy…
     #expect(seen == DeliveryTurn.delivering)
-    // ...the deliverer finishes, without the lock...
-    #expect(queue.turn.finish())
+    #expect(DeliveryTurn.finish(queue.turn))  // …the deliverer finishes, without the lock…
     #expect(!queue.isDelivering)
-    // ...so the submitter's exchange fails, and it delivers its batch itself.
-    #expect(queue.submit(2, seen: seen) == 2)
+    #expect(queue.submit(2, seen: seen) == 2)  // …so the submitter delivers its batch itself
     #expect(queue.isDelivering)
-    #expect(queue.pendingCount == 0)
+    #expect(queue.pending.isEmpty)
     #expect(queue.next() == nil)
     #expect(!queue.isDelivering)
   }
 
   @Test func theDelivererFinishesWithoutTheLockOnlyWhenNoBatchWaits() {
     var queue = DeliveryQueue<Int>()
-    #expect(!queue.turn.finish())  // nobody delivers: there is no turn to end
+    #expect(!DeliveryTurn.finish(queue.turn))  // nobody delivers: there is no turn to end
     #expect(queue.submit(1) == 1)
     #expect(queue.submit(2) == nil)
     #expect(queue.turn.load() == DeliveryTurn.waiting)
-    #expect(!queue.turn.finish())  // a batch waits: the deliverer must take it
+    #expect(!DeliveryTurn.finish(queue.turn))  // a batch waits: the deliverer must take it
     #expect(queue.takeWaiting() == 2)
     #expect(queue.turn.load() == DeliveryTurn.delivering)
-    #expect(queue.turn.finish())
+    #expect(DeliveryTurn.finish(queue.turn))
     #expect(queue.turn.load() == DeliveryTurn.idle)
   }
 
@@ -63,31 +60,23 @@ import TinyTestSupport
     #expect(queue.submit(2) == 2)
   }
 
-  enum Step: CaseIterable {
-    case submit
-    case next
-  }
-
   @Test func everySequenceOfStepsDeliversEachBatchOnceInOrderWithOneDeliverer() {
-    // All 2^10 sequences of 10 steps; `next` is only legal for the deliverer, so it is skipped
-    // while nobody delivers.
+    // All 2^10 sequences of 10 steps (a bit set: the deliverer's `next()`; clear: a submission);
+    // `next` is only legal for the deliverer, so it is skipped while nobody delivers.
     for mask in 0..<(1 << 10) {
       var queue = DeliveryQueue<Int>()
       var submitted = 0
       var delivered: [Int] = []
       var deliverer = false
       for bit in 0..<10 {
-        let step: Step = mask & (1 << bit) == 0 ? .submit : .next
-        switch step {
-        case .submit:
+        if mask & (1 << bit) == 0 {
           submitted += 1
           if let batch = queue.submit(submitted) {
             #expect(!deliverer, "two deliverers at once")
             deliverer = true
             delivered.append(batch)
           }
-        case .next:
-          guard deliverer else { continue }
+        } else if deliverer {
           if let batch = queue.next() {
             delivered.append(batch)
           } else {
@@ -100,16 +89,16 @@ import TinyTestSupport
         if let batch = queue.next() { delivered.append(batch) } else { deliverer = false }
       }
       #expect(delivered == Array(1..<submitted + 1), "mask \(mask)")
-      #expect(queue.pendingCount == 0)
+      #expect(queue.pending.isEmpty)
     }
   }
 }
 
 extension DeliveryQueue {
-  /// The deliverer's two steps after each batch, in one call, as an atom takes them:
-  /// ``DeliveryTurn/finish()``, then ``takeWaiting()``. Returns the next batch to deliver, or
-  /// `nil`, and then the caller is no longer the deliverer.
+  /// The deliverer's two steps after each batch, as an atom takes them: ``DeliveryTurn/finish(_:)``
+  /// without the lock, then ``takeWaiting()``. Returns the next batch, or `nil`, and then the
+  /// caller is no longer the deliverer.
   mutating func next() -> Batch? {
-    turn.finish() ? nil : takeWaiting()
+    DeliveryTurn.finish(turn) ? nil : takeWaiting()
   }
 }

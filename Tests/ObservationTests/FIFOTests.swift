@@ -50,7 +50,7 @@ import TinyTestSupport
     }
     _ = fifo.popFirst()
     #expect(weakOwner == nil)
-    fifo.removeAll()
+    _ = fifo.popFirst()
     #expect(fifo.isEmpty)
   }
 }

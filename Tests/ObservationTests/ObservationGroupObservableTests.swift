@@ -16,6 +16,35 @@ struct Profile {
   var name = ""
 }
 
+/// A hand-written `Observable` model whose writes pause at a chosen point: between the report
+/// and the store, as the `@Observable` macro's setter does them, or after the store and before
+/// the report, as an atom does them.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class PausingModel: Observable, Sendable {
+  private let registrar = ObservationRegistrar()
+  private let stored = Locked("before")
+
+  var value: String {
+    registrar.access(self, keyPath: \.value)
+    return stored.withLock { $0 }
+  }
+
+  /// Writes `new`, reporting it before it is stored (`reportFirst`) or after, and calls `pause`
+  /// between the two.
+  func write(_ new: String, reportFirst: Bool, pause: () -> Void) {
+    if reportFirst {
+      registrar.withMutation(of: self, keyPath: \.value) {
+        pause()
+        stored.withLock { $0 = new }
+      }
+    } else {
+      stored.withLock { $0 = new }
+      pause()
+      registrar.withMutation(of: self, keyPath: \.value) {}
+    }
+  }
+}
+
 @Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupObservableTests {
   /// A new session, and a begun group that records every change of its status.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -86,22 +115,79 @@ struct Profile {
     group.end()
   }
 
-  @Test func aChangeOffTheMainQueueWhileObservingStopsTheProgramWithAMessage() async {
+  @Test func writesOffTheMainQueueAreDeliveredOnItWithTheFinalValue() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let session = Session()
-      let group = await MainActor.run {
-        let group = ObservationGroup()
-        group.observe(session, \.status) { _ in }
-        group.begin()
-        return group
-      }
-      await onNewThread { session.status = "elsewhere" }
-      _ = group
+    let (session, group, changes, _) = observingStatus()
+    var onMain: [Bool] = []
+    group.observe(session, \.status) { _ in onMain.append(MainQueue.isCurrent) }
+    // This test holds the main queue while another thread writes, so the hop reads after the
+    // last write was stored.
+    onNewThreadBlocking {
+      session.status = "a"
+      session.status = "written elsewhere"
     }
-    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(message.contains("ObservationGroup.observe(_:_:_:)"))
-    #expect(message.contains("off the main queue"))
+    #expect(changes.count == 1)
+    await mainQueueTurn()
+    #expect(changes.all.map(\.new) == ["signed out", "written elsewhere"])
+    #expect(changes.all.last?.old == "signed out")
+    #expect(onMain == [true, true])
+    group.end()
+  }
+
+  @Test func aChangeReportedAfterItIsStoredDeliversTheFinalValueWhateverTheThread() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let model = PausingModel()
+    let group = ObservationGroup()
+    var seen: [String] = []
+    group.observe(model, \.value) { seen.append($0.new) }
+    group.begin()
+    let stored = Gate()
+    let reported = Gate()
+    let writer = startThread {
+      model.write("final", reportFirst: false) {
+        stored.open()
+        reported.wait()  // the main queue runs meanwhile: nothing was reported yet
+      }
+    }
+    await stored.opened()
+    await mainQueueTurn()
+    #expect(seen == ["before"])
+    reported.open()
+    await writer.opened()
+    await mainQueueTurn()
+    #expect(seen == ["before", "final"])
+    group.end()
+  }
+
+  @Test func aChangeReportedBeforeItIsStoredOffTheMainQueueDeliversWhatTheMainQueueRead() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    let model = PausingModel()
+    let group = ObservationGroup()
+    var seen: [String] = []
+    group.observe(model, \.value) { seen.append($0.new) }
+    group.begin()
+    let reported = Gate()
+    let store = Gate()
+    let writer = startThread {
+      model.write("final", reportFirst: true) {
+        reported.open()
+        store.wait()  // the hop runs meanwhile, and reads before the store
+      }
+    }
+    await reported.opened()
+    await mainQueueTurn()
+    #expect(seen == ["before", "before"])  // delivered what the main queue read; no trap
+    store.open()
+    await writer.opened()
+    await mainQueueTurn()
+    #expect(seen == ["before", "before"])  // the store itself reports nothing more
+    group.end()
+    group.begin()  // a new run reads the stored value
+    #expect(seen == ["before", "before", "final"])
+    model.write("next", reportFirst: true) {}  // and the next change is tracked
+    await mainQueueTurn()
+    #expect(seen == ["before", "before", "final", "next"])
+    group.end()
   }
 
   @Test func anAtomReadThroughTheKeyPathAndObservedDirectlyDeliversEachChangeOnceInOrder() async {
@@ -132,22 +218,30 @@ struct Profile {
     #expect(throughModel.count == 3)
   }
 
-  @Test func anAtomReadThroughTheKeyPathChangedOffTheMainQueueStopsTheProgram() async {
+  @Test func anAtomReadThroughTheKeyPathChangedOffTheMainQueueDeliversItsFinalValue() async {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let model = CounterModel()
-      let group = await MainActor.run {
-        let group = ObservationGroup()
-        group.observe(model, \.count.value) { _ in }
-        group.begin()
-        return group
-      }
-      await onNewThread { model.count.set(1) }
-      _ = group
+    let model = CounterModel()
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    group.observe(model, \.count.value) { seen.append($0.new) }
+    group.begin()
+    let firstSet = Gate()
+    let more = Gate()
+    let writer = startThread {
+      model.count.set(1)  // reported after it is stored, and after set returns: the hop is queued
+      firstSet.open()
+      more.wait()
+      model.count.set(2)
+      model.count.set(3)
     }
-    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(message.contains("ObservationGroup.observe(_:_:_:)"))
-    #expect(message.contains("off the main queue"))
+    await firstSet.opened()
+    await mainQueueTurn()
+    #expect(seen == [0, 1])
+    more.open()
+    await writer.opened()
+    await mainQueueTurn()
+    #expect(seen.last == 3)
+    group.end()
   }
 
   @Test func aChangeOffTheMainQueueWhileTheGroupIsInactiveIsFineAndSeenAtBegin() async {

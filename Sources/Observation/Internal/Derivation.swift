@@ -9,10 +9,6 @@ import TinyInternals
 /// result is shown only if no recomputation with a later ticket was shown already: a later
 /// ticket read the sources later, so its result is at least as fresh. The recomputation with
 /// the last ticket therefore always gets shown, and it read the sources after their last change.
-///
-/// Its creation and recomputation are `@inlinable`, so that a client's derived atom runs code
-/// specialized for its value type: unspecialized, the generic metadata lookups of the atom's
-/// update and delivery cost tens of thousands of instructions per recomputation.
 final class Derivation<Value: Sendable>: Sendable {
   /// Holds the derived value and delivers its changes.
   let storage: Atom<Value>
@@ -21,7 +17,9 @@ final class Derivation<Value: Sendable>: Sendable {
   // exists, so no recomputation can read it at the same time.
   nonisolated(unsafe) var read: (@Sendable () -> Value)?
   let isSame: (@Sendable (Value, Value) -> Bool)?
-  let tickets = Locked(DerivationTickets())
+  /// The last ticket taken, and the ticket of the recomputation the value comes from (the value
+  /// made at creation is ticket 0).
+  let tickets = Locked((taken: UInt64(0), shown: UInt64(0)))
   let sourceWatches = Locked<[WatchToken]>([])
 
   init<each Source: Watchable>(
@@ -33,8 +31,6 @@ final class Derivation<Value: Sendable>: Sendable {
     self.read = read
     self.isSame = isSame
     storage = Atom(read())
-    // Made here, where only `Value` is generic, so that it is specialized with the rest of
-    // the derivation; the watch of each source only hands it the change's error.
     let onChange: @Sendable ((any Error)?) -> Void = { [weak self] error in
       self?.recompute(error: error)
     }
@@ -57,47 +53,38 @@ final class Derivation<Value: Sendable>: Sendable {
   /// marked with `error`.
   func recompute(error: (any Error)?) {
     guard let read else { return }
-    let ticket = tickets.withLock { $0.take() }
+    let ticket = tickets.withLock { tickets in
+      tickets.taken += 1
+      return tickets.taken
+    }
     let new = read()
     while true {
-      // With `==`: compare with the value shown now, outside every lock, and remember which
-      // recomputation it came from.
-      var compared: UInt64?
-      var unchanged = false
-      if let isSame {
-        // The stored value, read without telling Observation: this read is the derived
-        // atom's own, not one that a tracking closure made.
-        let current = tickets.withLock { tickets -> (shown: UInt64, value: Value)? in
-          guard tickets.shown < ticket else { return nil }
-          return (tickets.shown, storage.state.withLock { $0.value })
-        }
-        guard let current else { return }
-        unchanged = isSame(current.value, new)
-        compared = current.shown
+      // The recomputation shown now, and its value when `==` is to compare with it (read
+      // without telling Observation: this read is the derived atom's own). `nil` when a later
+      // recomputation was shown: this result is stale.
+      let seen = tickets.withLock { tickets -> (shown: UInt64, value: Value?)? in
+        guard tickets.shown < ticket else { return nil }
+        return (tickets.shown, isSame == nil ? nil : storage.state.withLock { $0.value })
       }
+      guard let seen else { return }
+      // `==` is user code: it runs outside every lock.
+      let unchanged = seen.value.map { isSame?($0, new) ?? false } ?? false
       var batch: Delivery<Value>?
-      var replaced = AtomState<Value>.Discarded()
-      let attempt = tickets.withLock { tickets -> DerivationAttempt in
-        let attempt = tickets.attemptToShow(ticket, compared: compared)
-        guard attempt == .shown, !unchanged else { return attempt }
-        batch = storage.state.withLock { state in
-          state.update(error: error, discarding: &replaced) { value in
-            value = new
-            return true
-          }.batch
+      var released = AtomState<Value>.Released()
+      let isShown = tickets.withLock { tickets -> Bool in
+        // Another result was shown since `seen`: look again.
+        guard tickets.shown == seen.shown else { return false }
+        tickets.shown = ticket
+        guard !unchanged else { return true }
+        batch = storage.state.withLock {
+          $0.update(error: error, releasing: &released) { $0 = new }.batch
         }
-        return attempt
+        return true
       }
-      // `replaced` and the compared value are released here, after unlocking.
-      switch attempt {
-      case .shown:
-        if let batch { storage.deliver(batch) }
-        return
-      case .superseded:
-        return
-      case .compareAgain:
-        continue
-      }
+      // `released` and the compared value are released here, after unlocking.
+      guard isShown else { continue }
+      if let batch { storage.deliver(batch) }
+      return
     }
   }
 
@@ -113,41 +100,4 @@ final class Derivation<Value: Sendable>: Sendable {
     self.read = nil
     Trampoline.release(consume read)
   }
-}
-
-/// The tickets of a ``Derivation``'s recomputations: taken in order, and the last one shown.
-struct DerivationTickets: Sendable {
-  /// The last ticket taken; the value made at creation is ticket 0.
-  var taken: UInt64 = 0
-  /// The ticket of the recomputation the derived value comes from.
-  var shown: UInt64 = 0
-
-  init() {}
-
-  /// Takes the next ticket.
-  mutating func take() -> UInt64 {
-    taken += 1
-    return taken
-  }
-
-  /// Decides whether the result of recomputation `ticket` may be shown, and records it when it
-  /// may. `compared` is the ticket of the shown value it was compared with, if it was.
-  mutating func attemptToShow(_ ticket: UInt64, compared: UInt64?) -> DerivationAttempt {
-    if let compared, shown != compared {
-      return shown > ticket ? .superseded : .compareAgain
-    }
-    guard shown < ticket else { return .superseded }
-    shown = ticket
-    return .shown
-  }
-}
-
-/// What a recomputation's attempt to show its result came to.
-enum DerivationAttempt {
-  /// Shown (its change, if any, is to be delivered).
-  case shown
-  /// A later recomputation was shown first: this result is stale and is dropped.
-  case superseded
-  /// An earlier recomputation was shown since the comparison: compare again.
-  case compareAgain
 }

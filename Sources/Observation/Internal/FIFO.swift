@@ -1,25 +1,25 @@
 /// A first-in, first-out queue that keeps its storage, so a queue that fills and drains over and
 /// over stops allocating once it has grown to its largest size. A removed element is released at
 /// once.
-struct FIFO<Element> {
-  var storage: [Element?] = []
-  var head = 0
+@usableFromInline struct FIFO<Element> {
+  @usableFromInline var storage: [Element?] = []
+  @usableFromInline var head = 0
 
-  init() {}
+  @inlinable init() {}
 
   /// Whether the queue holds no element.
-  var isEmpty: Bool { head == storage.count }
+  @inlinable var isEmpty: Bool { head == storage.count }
 
   /// The number of elements in the queue.
-  var count: Int { storage.count - head }
+  @inlinable var count: Int { storage.count - head }
 
   /// Adds `element` at the back.
-  mutating func append(_ element: Element) {
+  @inlinable mutating func append(_ element: Element) {
     storage.append(element)
   }
 
   /// Removes and returns the front element, or returns `nil` when the queue is empty.
-  mutating func popFirst() -> Element? {
+  @inlinable mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head]
     storage[head] = nil
@@ -32,12 +32,6 @@ struct FIFO<Element> {
       head = 0
     }
     return element
-  }
-
-  /// Removes every element, keeping the storage.
-  mutating func removeAll() {
-    storage.removeAll(keepingCapacity: true)
-    head = 0
   }
 }
 

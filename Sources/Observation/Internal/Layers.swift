@@ -4,7 +4,7 @@
 /// time, oldest first: only the first layer's commit runs; the others wait, each with its
 /// `Waiter` parked here until its turn. The visible value is the confirmed value with every
 /// layer applied in order.
-struct Layers<Value, Waiter> {
+@usableFromInline struct Layers<Value, Waiter> {
   struct Layer {
     let id: UInt64
     let apply: @Sendable (inout Value) -> Void
@@ -12,7 +12,7 @@ struct Layers<Value, Waiter> {
   }
 
   /// The value without the pending layers: what the commits so far, and plain updates, made.
-  private(set) var confirmed: Value
+  @usableFromInline private(set) var confirmed: Value
   /// Counts changes of `confirmed`, so a commit can tell whether the value it sent is still
   /// current when it succeeds.
   private(set) var version: UInt64 = 0

@@ -9,11 +9,11 @@ import TinyInternals
 /// starts.
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
-  private let stopped: Flag
+  private let stopped: AtomicOrLocked
   private let handler: @MainActor @Sendable (Item) -> Void
 
   /// Creates a relay whose handler stops being called once `stopped` is raised.
-  init(stopped: Flag, handler: @escaping @MainActor @Sendable (Item) -> Void) {
+  init(stopped: AtomicOrLocked, handler: @escaping @MainActor @Sendable (Item) -> Void) {
     self.stopped = stopped
     self.handler = handler
   }
@@ -59,3 +59,61 @@ final class MainRelay<Item: Sendable>: Sendable {
     }
   }
 }
+
+/// The pure state machine behind main-queue delivery for one handler: the items waiting for the
+/// main queue and whether a drain of them is running or scheduled.
+///
+/// Items arrive one at a time (their source delivers serially) and leave in the same order. An
+/// item sent on the main queue while nothing is waiting or draining runs at once, on the
+/// sender; anything else joins the queue, and only the first item of a run asks for a drain to
+/// be scheduled, so one main-queue block serves every item that arrives before it runs.
+struct RelayState<Item> {
+  /// What the sender of an item must do.
+  enum Action: Equatable {
+    /// Drain now, on this thread (it is the main queue): the item is first in line.
+    case drainNow
+    /// Schedule a drain on the main queue.
+    case scheduleDrain
+    /// Nothing: a drain that is running or scheduled will reach the item.
+    case none
+  }
+
+  private var waiting = FIFO<Item>()
+
+  /// Whether a drain is running or scheduled.
+  private(set) var isDraining = false
+
+  /// Whether the relay was stopped; a stopped relay drops every item.
+  private(set) var isStopped = false
+
+  /// The number of items waiting.
+  var waitingCount: Int { waiting.count }
+
+  /// Accepts an item sent from the main queue (`onMainQueue`) or from elsewhere.
+  mutating func send(_ item: Item, onMainQueue: Bool) -> Action {
+    guard !isStopped else { return .none }
+    waiting.append(item)
+    if isDraining { return .none }
+    isDraining = true
+    return onMainQueue ? .drainNow : .scheduleDrain
+  }
+
+  /// Called by a drain: the next item to hand over, or `nil`, which ends the drain.
+  mutating func next() -> Item? {
+    if !isStopped, let item = waiting.popFirst() {
+      return item
+    }
+    isDraining = false
+    return nil
+  }
+
+  /// Stops the relay: later items are refused, and the waiting ones are returned, for the
+  /// caller to release after unlocking (they hold user values).
+  mutating func stop() -> FIFO<Item> {
+    isStopped = true
+    defer { waiting = FIFO() }
+    return waiting
+  }
+}
+
+extension RelayState: Sendable where Item: Sendable {}
