@@ -10,7 +10,7 @@
 
 /// What each thread keeps for TinyBlocks, made on the thread's first use and freed when the
 /// thread ends: the trampoline's queue, and a number that names the thread.
-package struct ThreadState {
+@usableFromInline package struct ThreadState {
   /// Whether the thread is running trampolined work.
   var isRunningTrampoline = false
   /// Trampolined work waiting on this thread, first in, first out.
