@@ -38,26 +38,17 @@ import TinyInternals
 /// Outside tests, the world is meant to be set once, at launch; `.ci/check-current-assignments`
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
-/// A read copies the world out (one reference counted, the world's fields being shared), so a
-/// read that is still using its copy is unaffected by an assignment meanwhile.
+/// A read copies the world out (one reference counted: a world's fields are shared), so an
+/// assignment made while the copy is in use does not change it.
 ///
-/// - Complexity: O(1): a task-local lookup, then one brief lock, the scope's or the global
-///   world's. An assignment allocates the world's changed fields (see ``World``) and takes the
-///   same lock.
+/// - Complexity: O(1): a task-local lookup, then one brief lock, the innermost scope's or the
+///   global world's. An assignment takes the same lock, and allocates the world's changed
+///   fields (see ``World``).
 public var Current: World {
-  get {
-    if let scope = Scope.innermost {
-      return scope.world.withLock { $0 }
-    }
-    return Scope.global.withLock { $0 }
-  }
+  get { Scope.innermost.world.withLock { $0 } }
   set {
     var replaced = newValue
-    if let scope = Scope.innermost {
-      scope.world.withLock { swap(&$0, &replaced) }
-    } else {
-      Scope.global.withLock { swap(&$0, &replaced) }
-    }
+    Scope.innermost.world.withLock { swap(&$0, &replaced) }
     // `replaced` now holds the world that was there, released here, after the unlock: a
     // `deinit` of something its closures capture may read or assign `Current`.
   }

@@ -23,7 +23,7 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
 
   /// Moves `value` into a new object.
   init(_ value: consuming Value) {
-    storage = Storage.create(minimumCapacity: 1) { _ in } as! Storage
+    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
     storage.withUnsafeMutablePointerToElements { [value = consume value] in
       $0.initialize(to: value)
     }
@@ -32,5 +32,11 @@ struct ImmutableBox<Value: Sendable>: @unchecked Sendable {
   /// The value.
   var value: Value {
     storage.withUnsafeMutablePointerToElements { $0.pointee }
+  }
+
+  /// What `part` takes from the value, read where it is stored: `read { $0.date }` copies one
+  /// field of a world, where `value.date` may copy all of them first.
+  func read<Part>(_ part: (borrowing Value) -> Part) -> Part {
+    storage.withUnsafeMutablePointerToElements { part($0.pointee) }
   }
 }
