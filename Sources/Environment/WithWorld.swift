@@ -27,8 +27,9 @@
 ///   - operation: The work to run in the scope.
 /// - Returns: What `operation` returns.
 /// - Throws: What `operation` throws, after the scope has ended.
-/// - Complexity: O(1): the scope is one small object holding `world` (one allocation), bound
-///   to a task local while `operation` runs.
+/// - Complexity: O(1): the scope is one small object holding `world` (one allocation; two on
+///   Apple platforms, where the lock has an object of its own), bound to a task local while
+///   `operation` runs.
 public func withWorld<Output, Failure: Error>(
   _ world: World,
   operation: () throws(Failure) -> Output
