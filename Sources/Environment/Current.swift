@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// The world the code that reads it lives in: the innermost `withWorld(_:operation:)` scope's
 /// world, else the global world.
 ///
@@ -36,25 +38,18 @@
 /// Outside tests, the world is meant to be set once, at launch; `.ci/check-current-assignments`
 /// flags assignments to `Current` outside tests (see the guide's mutation policy).
 ///
-/// A read borrows the world where it is stored, for as long as the access lasts: in an
-/// optimized build, `Current.date()` copies the one closure it calls, not the world, and
-/// `Current.someMethod()` runs the method on the world in place (a debug build copies the
-/// world). A world replaced during an access (by a method of `World` that assigns `Current`,
-/// say) stays alive, and that access keeps reading it, until the access ends.
+/// A read copies the world out (one reference counted: a world's fields are shared), so an
+/// assignment made while the copy is in use does not change it.
 ///
-/// - Complexity: O(1). Inside a scope, a read is a task-local lookup and the world the scope
-///   started with, read in place: no reference counted, and on Linux no lock (Apple platforms
-///   below macOS 15 and iOS 18 have no atomics in the standard library, so there two flags are
-///   each read under a brief lock). With no scope anywhere in the process, or after an
-///   assignment inside the scope, a read also takes one uncontended lock and holds the object
-///   the world is stored in (one reference counted) until the access ends.
+/// - Complexity: O(1): a task-local lookup, then one brief lock, the innermost scope's or the
+///   global world's. An assignment takes the same lock, and allocates the world's changed
+///   fields (see ``World``).
 public var Current: World {
-  // Borrowed, not copied: `Current.date()` reads the one field it calls from where the world
-  // is stored, and copying a whole world would count a reference to its fields.
-  _read {
-    let read = Scopes.withShared { $0.read() }
-    yield read.slot.pointee
-    withExtendedLifetime(read.pin) {}
+  get { Scope.innermost.world.withLock { $0 } }
+  set {
+    var replaced = newValue
+    Scope.innermost.world.withLock { swap(&$0, &replaced) }
+    // `replaced` now holds the world that was there, released here, after the unlock: a
+    // `deinit` of something its closures capture may read or assign `Current`.
   }
-  set { Scopes.withShared { $0.assign(newValue) } }
 }

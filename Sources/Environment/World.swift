@@ -53,7 +53,7 @@ public struct World: Sendable {
   ///
   /// Setting it in a mock world ends its following the clock: the test's date is kept.
   public var date: @Sendable () -> Date {
-    get { fields.value.date }
+    get { fields.read { $0.date } }
     set {
       update {
         $0.date = newValue
@@ -79,7 +79,7 @@ public struct World: Sendable {
   /// another clock makes `date()` follow the new one (or stay at the reference date, for a
   /// clock whose time is real).
   public var clock: any Clock<Duration> {
-    get { fields.value.clock }
+    get { fields.read { $0.clock } }
     set {
       update {
         $0.clock = newValue
@@ -99,7 +99,7 @@ public struct World: Sendable {
   /// Current.calendar.component(.year, from: Current.date())   // 2544 in the mock world
   /// ```
   public var calendar: Calendar {
-    get { fields.value.regional.values.calendar }
+    get { fields.read { $0.regional.values.calendar } }
     set {
       updateRegional {
         $0.calendar = newValue
@@ -119,7 +119,7 @@ public struct World: Sendable {
   /// Current.locale = Locale(identifier: "es_ES")
   /// ```
   public var locale: Locale {
-    get { fields.value.regional.values.locale }
+    get { fields.read { $0.regional.values.locale } }
     set {
       updateRegional {
         $0.locale = newValue
@@ -137,7 +137,7 @@ public struct World: Sendable {
   /// Current.timeZone = TimeZone(identifier: "Pacific/Honolulu")!
   /// ```
   public var timeZone: TimeZone {
-    get { fields.value.regional.values.timeZone }
+    get { fields.read { $0.regional.values.timeZone } }
     set {
       updateRegional {
         $0.timeZone = newValue
@@ -158,7 +158,7 @@ public struct World: Sendable {
   /// Current.preferredLanguages = ["es"]
   /// ```
   public var preferredLanguages: [String] {
-    get { fields.value.regional.values.preferredLanguages }
+    get { fields.read { $0.regional.values.preferredLanguages } }
     set { updateRegional { $0.preferredLanguages = newValue } }
   }
 
@@ -169,7 +169,7 @@ public struct World: Sendable {
   /// let id = Current.uuid()
   /// ```
   public var uuid: @Sendable () -> UUID {
-    get { fields.value.uuid }
+    get { fields.read { $0.uuid } }
     set { update { $0.uuid = newValue } }
   }
 
@@ -181,7 +181,7 @@ public struct World: Sendable {
   /// Current.storage.value(forKey: "user")   // "ada"
   /// ```
   public var storage: KeyValueStore {
-    get { fields.value.storage }
+    get { fields.read { $0.storage } }
     set { update { $0.storage = newValue } }
   }
 

@@ -82,11 +82,11 @@ extension World {
   /// - Complexity: O(1) on average: a dictionary lookup by the key's type.
   public subscript<Key: WorldKey>(key: Key.Type) -> Key.Value {
     get {
-      if let value = fields.value.keyed[ObjectIdentifier(key)] {
+      if let value = fields.read({ $0.keyed[ObjectIdentifier(key)] }) {
         // Only the setter below stores values, always under their own key.
         return value as! Key.Value
       }
-      switch fields.value.keyDefaults {
+      switch fields.read({ $0.keyDefaults }) {
       case .live: return Key.liveValue
       case .mock: return Key.mockValue
       }

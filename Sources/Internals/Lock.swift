@@ -5,6 +5,10 @@
 // - Apple platforms: `os_unfair_lock` (`Mutex` needs macOS 15), which stops the program itself
 //   when a thread takes it again.
 //
+// `Locked` (and `ThreadState`, which it reads) is `@usableFromInline`, and its members are
+// `@inlinable`: otherwise the other modules of the package do not see their bodies, and every
+// `init` and `withLock` is an unspecialized generic call.
+//
 // No user code runs under it: a block takes out of the locked state what must be called or
 // released, unlocks, and only then calls or releases it. (The documented exceptions are closures
 // whose whole point is to run atomically, such as the body of `Atom.update`.)
@@ -24,6 +28,7 @@
 
     /// Guards `state`. `reentryMessage` is ignored here: `os_unfair_lock` stops the program
     /// with its own message when a thread takes it again.
+    @inlinable
     package init(_ state: State, reentryMessage: StaticString = Locked.defaultReentryMessage) {
       buffer = .create(minimumCapacity: 1) { _ in state }
       buffer.withUnsafeMutablePointerToElements { $0.initialize(to: os_unfair_lock_s()) }
@@ -58,6 +63,7 @@
 
     /// Guards `state`; a thread that takes the lock while holding it stops the program with
     /// `reentryMessage`.
+    @inlinable
     package init(_ state: State, reentryMessage: StaticString = Locked.defaultReentryMessage) {
       mutex = Mutex(state)
       self.reentryMessage = reentryMessage
@@ -87,6 +93,7 @@
 extension Locked {
   /// The message for a lock whose holder never runs user code: taking it again is a bug in
   /// TinyBlocks.
+  @inlinable
   package static var defaultReentryMessage: StaticString {
     "TinyBlocks: a lock was taken again by the thread that holds it (a bug in TinyBlocks: no user code runs under its locks)"
   }

@@ -30,15 +30,62 @@ import TinyTestSupport
     #expect(currentMarker != marker)
   }
 
-  @Test func theChangingFormStartsFromAMockGlobalWorld() {
+  // The talk's example, outside every scope: the modifying form starts from the global world,
+  // whatever it is.
+
+  @Test func theTalksExampleOnTheLiveWorld() async {
+    // Every test restores the global world, which the process starts with as World.live.
+    let before = Date()
+    let (date, locale, key) = withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
+      (Current.date(), Current.locale.identifier, Current[LiveOnlyKey.self])
+    }
+    #expect(date >= before && date <= Date())  // the live clock
+    #expect(locale == "es_ES")
+    #expect(key == "live")  // a live world gives a key's live value
+    let asyncLocale = await withWorld({ $0.locale = Locale(identifier: "es_ES") }) { () async in
+      await Task.yield()
+      return Current.locale.identifier
+    }
+    #expect(asyncLocale == "es_ES")
+  }
+
+  @Test func theTalksExampleOnAChangedLiveWorld() async {
+    let saved = Current
+    defer { Current = saved }
+    let (world, marker) = markedWorld(.live)
+    Current = world
+    Current.date = { .distantPast }
+    withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
+      #expect(currentMarker == marker)
+      #expect(Current.date() == .distantPast)
+      #expect(Current.locale.identifier == "es_ES")
+      #expect(Current[LiveOnlyKey.self] == "live")
+    }
+    await withWorld({ $0.locale = Locale(identifier: "es_ES") }) { () async in
+      await Task.yield()
+      #expect(currentMarker == marker)
+      #expect(Current.locale.identifier == "es_ES")
+    }
+    #expect(currentMarker == marker)
+  }
+
+  @Test func theTalksExampleOnAMockWorld() async {
     let saved = Current
     defer { Current = saved }
     let (world, marker) = markedWorld()
     Current = world
-    withWorld({ $0.date = { .distantFuture } }) {
+    withWorld({ $0.locale = Locale(identifier: "es_ES") }) {
+      #expect(currentMarker == marker)
+      #expect(Current.date() == Date(timeIntervalSinceReferenceDate: 0))
+      #expect(Current.locale.identifier == "es_ES")
+      #expect(Current.uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
+    }
+    await withWorld({ $0.date = { .distantFuture } }) { () async in
+      await Task.yield()
       #expect(currentMarker == marker)
       #expect(Current.date() == .distantFuture)
     }
+    #expect(Current.locale.identifier == "en_US")
   }
 
   @Test func theGlobalWorldStartsLive() throws {
