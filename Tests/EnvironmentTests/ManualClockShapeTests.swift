@@ -3,68 +3,61 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-/// The four shapes of code that waits, each tested on a `ManualClock` with no real waiting.
-/// Each body returns whether everything it checked held, so that the same body serves these
-/// tests, their XCTest versions and the 1,000-run count under load. Each runs in a task awaited
-/// for a bounded time: a time limit alone cannot end a shape that a broken clock never wakes.
+/// The shapes of code that waits, each run many times in a row on a `ManualClock` with no real
+/// waiting: not one run may go wrong (1,000 runs of each with `TINYBLOCKS_FULL_STRESS=1`). Each
+/// run is awaited for a bounded time: a time limit alone cannot end a shape that a broken clock
+/// never wakes.
 @Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
-  @Test func aRetryLoopBacksOffOneTwoFourSeconds() async throws {
-    #expect(try await value(of: Task { try await retryLoopBacksOff() }))
+  @Test(arguments: ClockShape.all) func everyRunOfTheShapeHolds(_ shape: ClockShape) async {
+    #expect(await value(of: Task { await shape.failures() }) == 0)
   }
 
-  @Test func aPollingLoopPollsOncePerInterval() async {
-    #expect(await value(of: Task { await pollingLoopPollsOncePerInterval() }))
+  @Test @MainActor func aMainActorPollingLoopAwaitedFromTheMainActorPollsThreeTimes() async {
+    let failures = await failures(of: mainActorPollingLoopOnMain, quick: 10)
+    #expect(failures == 0)
   }
 
-  @Test func aTimeoutFires() async {
-    #expect(await value(of: Task { await timeoutFires() }))
+  @Test @MainActor func mainActorWorkThatYieldsOnTheMainActorHasRun() async {
+    #expect(await failures(of: mainActorWorkYields, quick: 10) == 0)
   }
 
-  @Test func aTimeoutDoesNotFireWhenTheWorkIsInTime() async throws {
-    #expect(try await value(of: Task { try await timeoutDoesNotFire() }))
+  /// Every shape again while four threads keep both cores busy.
+  @Test func everyShapeHoldsUnderLoad() async {
+    let failures = await underLoad { await value(of: Task { await failuresOfEveryShape() }) }
+    #expect(failures.isEmpty, "\(failures)")
   }
 
-  @Test @MainActor func aDebouncedSearchSearchesForTheLastQueryOnly() async {
-    #expect(await value(of: Task { @MainActor in await debouncedSearch() }))
-  }
-
-  /// Every shape, many times in a row, while four threads keep both cores busy: not one run may
-  /// go wrong (1,000 runs of each with `TINYBLOCKS_FULL_STRESS=1`).
-  @Test func everyShapeHoldsUnderLoad() async throws {
-    let runs = stressVolume(full: 1_000, quick: 20)
-    let failures = try await underLoad {
-      try await value(of: Task { try await shapeFailures(runs: runs) })
+  @Test @MainActor func theMainActorShapesHoldUnderLoad() async {
+    let failed = await underLoad {
+      await failures(of: mainActorPollingLoopOnMain, quick: 3)
+        + failures(of: mainActorWorkYields, quick: 3)
     }
-    #expect(failures == ShapeFailures())
+    #expect(failed == 0)
   }
 }
 
-/// How many runs of each shape went wrong.
-struct ShapeFailures: Equatable, CustomStringConvertible {
-  var retry = 0, polling = 0, timeoutFires = 0, timeoutInTime = 0, debounce = 0
-
-  var description: String {
-    "retry \(retry), polling \(polling), timeout fires \(timeoutFires), "
-      + "timeout in time \(timeoutInTime), debounce \(debounce)"
-  }
+/// How many of `stressVolume(full: 1_000, quick:)` runs of a main-actor shape went wrong.
+@MainActor func failures(of shape: @MainActor () async -> Bool, quick: Int) async -> Int {
+  var failed = 0
+  for _ in 0..<stressVolume(full: 1_000, quick: quick) where await !shape() { failed += 1 }
+  return failed
 }
 
-/// Runs every shape `runs` times and counts the runs that went wrong.
-func shapeFailures(runs: Int) async throws -> ShapeFailures {
-  var failures = ShapeFailures()
-  for _ in 0..<runs {
-    if try await !retryLoopBacksOff() { failures.retry += 1 }
-    if await !pollingLoopPollsOncePerInterval() { failures.polling += 1 }
-    if await !timeoutFires() { failures.timeoutFires += 1 }
-    if try await !timeoutDoesNotFire() { failures.timeoutInTime += 1 }
-    if await !debouncedSearch() { failures.debounce += 1 }
+/// Runs every shape a third of its quick runs (at least one; 1,000 at full stress), and returns
+/// how often each that went wrong did.
+func failuresOfEveryShape() async -> [String: Int] {
+  var failures: [String: Int] = [:]
+  for shape in ClockShape.all {
+    let failed = await shape.failures(
+      runs: stressVolume(full: 1_000, quick: Swift.max(1, shape.quickRuns / 3)))
+    if failed > 0 { failures[shape.name] = failed }
   }
   return failures
 }
 
 /// Runs `body` while four threads spin, competing with it for the cores.
 func underLoad<Result: Sendable>(
-  _ body: () async throws -> Result
+  isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
 ) async rethrows -> Result {
   let stop = Gate()
   let spinners = (0..<4).map { _ in startThread { while !stop.isOpen {} } }
@@ -82,6 +75,7 @@ func retryLoopBacksOff() async throws -> Bool {
     Current.clock = clock
     let result = Task {
       try await retrying(attempts: 4) { () async throws -> String in
+        await Task.yield()
         if calls.increment() < 4 { throw TimeoutError() }
         return "done"
       }

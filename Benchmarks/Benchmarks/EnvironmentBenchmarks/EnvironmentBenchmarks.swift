@@ -91,6 +91,7 @@ func withScopeOpenElsewhere(_ body: () -> Void) {
 
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .perOperation(warmupIterations: 3, maxIterations: 2_000)
+  clockBenchmarks()
 
   guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
   let mutexWorld = MutexWorld()
