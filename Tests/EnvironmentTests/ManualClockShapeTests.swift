@@ -1,71 +1,76 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyInternals
 import TinyTestSupport
 
 /// The shapes of code that waits, each run many times in a row on a `ManualClock` with no real
-/// waiting: not one run may go wrong (1,000 runs of each with `TINYBLOCKS_FULL_STRESS=1`). Each
-/// run is awaited for a bounded time: a time limit alone cannot end a shape that a broken clock
-/// never wakes.
+/// waiting, alone and while four threads keep both cores busy: not one run may go wrong (1,000
+/// runs of each with `TINYBLOCKS_FULL_STRESS=1`). Each run is awaited for a bounded time: a time
+/// limit alone cannot end a shape that a broken clock never wakes.
 @Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
   @Test(arguments: ClockShape.all) func everyRunOfTheShapeHolds(_ shape: ClockShape) async {
-    #expect(await value(of: Task { await shape.failures() }) == 0)
+    #expect(await shape.failures(quick: shape.quickRuns) == 0)
+  }
+
+  @Test(arguments: ClockShape.all) func everyRunOfTheShapeHoldsUnderLoad(_ shape: ClockShape) async
+  {
+    #expect(await underLoad { await shape.failures(quick: 1) } == 0)
   }
 
   @Test @MainActor func aMainActorPollingLoopAwaitedFromTheMainActorPollsThreeTimes() async {
-    let failures = await failures(of: mainActorPollingLoopOnMain, quick: 10)
-    #expect(failures == 0)
+    #expect(await failures(of: mainActorPollingLoopOnMain, quick: 10) == 0)
+    #expect(await underLoad { await failures(of: mainActorPollingLoopOnMain, quick: 1) } == 0)
   }
 
   @Test @MainActor func mainActorWorkThatYieldsOnTheMainActorHasRun() async {
     #expect(await failures(of: mainActorWorkYields, quick: 10) == 0)
-  }
-
-  /// Every shape again while four threads keep both cores busy.
-  @Test func everyShapeHoldsUnderLoad() async {
-    let failures = await underLoad { await value(of: Task { await failuresOfEveryShape() }) }
-    #expect(failures.isEmpty, "\(failures)")
-  }
-
-  @Test @MainActor func theMainActorShapesHoldUnderLoad() async {
-    let failed = await underLoad {
-      await failures(of: mainActorPollingLoopOnMain, quick: 3)
-        + failures(of: mainActorWorkYields, quick: 3)
-    }
-    #expect(failed == 0)
+    #expect(await underLoad { await failures(of: mainActorWorkYields, quick: 1) } == 0)
   }
 }
 
-/// How many of `stressVolume(full: 1_000, quick:)` runs of a main-actor shape went wrong.
-@MainActor func failures(of shape: @MainActor () async -> Bool, quick: Int) async -> Int {
+/// How many of `stressVolume(full: 1_000, quick:)` runs of a main-actor shape, each awaited from
+/// the main actor, went wrong.
+@MainActor func failures(of shape: @escaping @MainActor () async -> Bool, quick: Int) async -> Int {
   var failed = 0
-  for _ in 0..<stressVolume(full: 1_000, quick: quick) where await !shape() { failed += 1 }
+  for _ in 0..<stressVolume(full: 1_000, quick: quick)
+  where await !value(of: Task { @MainActor in await shape() }) {
+    failed += 1
+  }
   return failed
 }
 
-/// Runs every shape a third of its quick runs (at least one; 1,000 at full stress), and returns
-/// how often each that went wrong did.
-func failuresOfEveryShape() async -> [String: Int] {
-  var failures: [String: Int] = [:]
-  for shape in ClockShape.all {
-    let failed = await shape.failures(
-      runs: stressVolume(full: 1_000, quick: Swift.max(1, shape.quickRuns / 3)))
-    if failed > 0 { failures[shape.name] = failed }
-  }
-  return failures
-}
-
-/// Runs `body` while four threads spin, competing with it for the cores.
+/// Runs `body` while four threads spin, competing with it for the cores. Tests under load at
+/// the same time share the four threads.
 func underLoad<Result: Sendable>(
   isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
 ) async rethrows -> Result {
-  let stop = Gate()
-  let spinners = (0..<4).map { _ in startThread { while !stop.isOpen {} } }
-  defer {
-    stop.open()
-    for spinner in spinners { spinner.wait() }
-  }
+  Load.enter()
+  defer { Load.leave() }
   return try await body()
+}
+
+/// The four spinning threads, while at least one test runs under load.
+enum Load {
+  private static let state = Locked<(users: Int, stop: Gate)>((0, Gate()))
+
+  static func enter() {
+    let stop = state.withLock { state -> Gate? in
+      state.users += 1
+      guard state.users == 1 else { return nil }
+      state.stop = Gate()
+      return state.stop
+    }
+    guard let stop else { return }
+    for _ in 0..<4 { startThread { while !stop.isOpen {} } }
+  }
+
+  static func leave() {
+    state.withLock { state -> Gate? in
+      state.users -= 1
+      return state.users == 0 ? state.stop : nil
+    }?.open()
+  }
 }
 
 func retryLoopBacksOff() async throws -> Bool {
