@@ -255,11 +255,7 @@ public final class ManualClock: Clock, Sendable {
   public func run(maxSteps: Int = 1_000) async -> Bool {
     await takeTurn()
     defer { endTurn() }
-    var steps = 0
-    while steps < maxSteps, let next = popNext(upTo: nil) {
-      await settle(next)
-      steps += 1
-    }
+    await settleDue(upTo: nil, maxSteps: maxSteps)
     return sleeperCount == 0
   }
 
@@ -267,9 +263,7 @@ public final class ManualClock: Clock, Sendable {
   /// turn.
   private func advanceHoldingTurn(to target: Instant) async {
     defer { endTurn() }
-    while let next = popNext(upTo: target) {
-      await settle(next)
-    }
+    await settleDue(upTo: target, maxSteps: .max)
     state.withLock { state in
       if state.now < target { state.now = target }
     }
@@ -286,12 +280,25 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  /// Wakes `sleeper` and returns once it has settled.
-  private func settle(_ sleeper: Sleeper) async {
-    await withCheckedContinuation { (settled: CheckedContinuation<Void, Never>) in
-      settler.settle(
-        waking: { [settler] in sleeper.continuation.resume(returning: .settling(settler)) },
-        whenSettled: { settled.resume() })
+  /// Wakes the sleepers due at `limit` (any, for `nil`), at most `maxSteps` of them, one at a
+  /// time, and returns once the last has settled.
+  private func settleDue(upTo limit: Instant?, maxSteps: Int) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      settleNext(upTo: limit, stepsLeft: maxSteps, done: done)
+    }
+  }
+
+  /// Wakes the next due sleeper and, once it has settled, the one after it, from where the
+  /// settle ends (no trip back to the advancing task in between); then resumes `done`.
+  private func settleNext(
+    upTo limit: Instant?, stepsLeft: Int, done: CheckedContinuation<Void, Never>
+  ) {
+    guard stepsLeft > 0, let next = popNext(upTo: limit) else {
+      return Settler.unfollowed { done.resume() }
+    }
+    settler.settle(waking: { [settler] in next.continuation.resume(returning: .settling(settler)) })
+    {
+      self.settleNext(upTo: limit, stepsLeft: stepsLeft - 1, done: done)
     }
   }
 

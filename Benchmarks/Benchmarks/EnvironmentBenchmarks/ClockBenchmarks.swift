@@ -42,7 +42,7 @@ final class StartedCount: @unchecked Sendable {  // safe: `count` is only used u
 func clockBenchmarks() {
   let configuration = Benchmark.Configuration(
     metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 3,
-    maxDuration: .seconds(3), maxIterations: 300)
+    scalingFactor: .one, maxDuration: .seconds(3), maxIterations: 300)
   for sleepers in [1, 100] {
     let group = "advance waking \(sleepers) sleeper\(sleepers == 1 ? "" : "s")"
     Benchmark("\(group) · swift-clocks TestClock", configuration: configuration) { benchmark in
