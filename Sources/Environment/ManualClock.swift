@@ -16,102 +16,56 @@ import TinyInternals
 /// ```
 ///
 /// **What `advance` guarantees.** It wakes the sleepers whose deadline it passes one at a time,
-/// in deadline order (sleepers with the same deadline in the order they went to sleep), with
-/// ``now`` at each one's deadline. After waking one, it waits until that sleeper has
-/// *settled*, and only then wakes the next one or returns:
+/// in deadline order (sleepers with one deadline in the order they went to sleep), with ``now``
+/// at each one's deadline. After waking one, it waits until that sleeper has *settled*, and only
+/// then wakes the next one or returns:
 ///
 /// - the woken task has run until it sleeps on this clock again, finishes, or waits for
-///   something else (an actor, a continuation that nothing has resumed yet, a real timer);
-/// - so has every piece of work it set off on the way that runs on the global concurrent
-///   executor: tasks it started (`Task { }`, `async let`, task-group children), and tasks whose
-///   continuations it resumed. A task-group child that sleeps on this clock is a sleeper like
-///   any other; one that waits for something else is left waiting.
+///   something that has not happened yet (a continuation nothing has resumed, a real timer);
+/// - so has the work it set off, and the work that work set off: tasks it started (`Task {}`,
+///   `async let`, task-group children), tasks whose continuations it resumed (an `AsyncStream`
+///   consumer it fed), an idle actor it called, however often any of them calls `Task.yield()`;
+/// - so has the work it sent to the main actor, and the work that main-actor work set off off
+///   the main actor: a `@MainActor` polling loop woken three times by one `advance` has polled
+///   three times when it returns, whether `advance` is awaited from the main actor or not.
 ///
-/// Work that continues on the main actor or another actor runs there after the settle, in that
-/// actor's order: a test that then reads the main actor's state (from a `@MainActor` test, or
-/// with `await`) runs after it. So a polling loop woken three times by one `advance` has polled
-/// three times when `advance` returns, a debounced search has searched, and a retry loop has
-/// retried.
+/// **What it cannot follow.** Here a test awaits the work's task, or checks after it:
 ///
-/// Settling relies on the runtime's hook for the global executor (the one
-/// swift-concurrency-extras' `withMainSerialExecutor` uses). Where the runtime does not offer
-/// it (Apple platforms before macOS 15, iOS 18, tvOS 18 and watchOS 11), or for a task that
-/// prefers its own task executor, `advance` guarantees less: each woken sleeper has resumed
-/// (its `sleep` call has returned) before the next wakes, but may still be running when
-/// `advance` returns.
+/// - main-actor work that hands work straight to the main actor again (a `Task { @MainActor in }`
+///   started on the main actor, then another): the woken step has run, the rest may be queued;
+/// - a call to an actor busy with other work, to an actor with a custom executor, and a task
+///   that prefers a task executor of its own: they run on their own time;
+/// - a task that was running, not suspended, when `advance` began, such as a group's owner
+///   between adding children and awaiting `next()`: it takes what it is owed when it gets there;
+/// - a woken task that advances another clock: it goes on after that advance, unfollowed.
 ///
-/// **Work that was already running is not settled.** A settle follows the woken task and what
-/// it sets off; it cannot wait for a task that was running (not suspended) when `advance`
-/// began. The usual case is the task that owns a task group, between adding its children and
-/// awaiting `next()`: if a child the clock wakes finishes in that window, the owner takes the
-/// result on its own thread when it gets there, possibly after `advance` has returned. (With
-/// four threads spinning on two cores, a timeout test hit that window about once in 3,000
-/// runs.) So check what such an owner does after awaiting its task's value or result, not
-/// right after `advance`.
+/// `advance` needs the main queue free (while it is blocked, `advance` waits), and runs the
+/// work it settles one job at a time: that work must not block its thread until another part of
+/// it has run (that wait would never end).
 ///
-/// **Blocking a woken task's thread.** While `advance` settles a woken task, the tasks it starts
-/// and resumes run on the clock's serial queue, after it. So a woken task must not block its
-/// thread until one of them has run (waiting on a semaphore or a lock that it releases): that
-/// wait never ends, and `advance` with it. Await the work instead, as Swift concurrency asks of
-/// every task.
+/// **The runtime hook.** While it settles, and only then, `advance` installs the runtime's hook
+/// for the global executor (the one swift-concurrency-extras' `withMainSerialExecutor` uses),
+/// passes every job that is not the settle's to the hook that was there, and puts that hook back
+/// exactly. A job enqueued from the main actor while clocks settle counts in each of their
+/// settles (it may be any test's), so tests running in parallel may wait for each other's
+/// main-actor work. A helper that saves the hook as a Bool, as `withMainSerialExecutor` does,
+/// works before, after and around an `advance`; one that starts while another test's `advance`
+/// settles takes the clock's hook for its own and leaves its own hook installed for good. Where
+/// the runtime lacks the hook or task executors (Apple platforms before macOS 15, iOS 18, tvOS 18
+/// and watchOS 11), `advance` guarantees less: each woken sleeper has resumed before the next
+/// wakes, but may still be running when `advance` returns.
 ///
-/// **Before advancing.** A task that was just started may not have reached its sleep yet;
-/// time moved before it sleeps does not count for it. Wait for it with
+/// **Before advancing.** A task that was just started may not have reached its sleep yet; time
+/// moved before it sleeps does not count for it. Wait for it with
 /// ``waitForSleepers(_:timeout:)``.
 ///
-/// **Edge cases.** A sleep until a deadline that is not after ``now`` returns at once. A
-/// cancelled sleeper throws `CancellationError` at once and leaves the clock (a sleep started
-/// in a cancelled task throws at once too). Moving time backwards is a programmer error that
-/// stops the program. `advance` may be called from several tasks; they take turns. Calling it
-/// from work that the same clock's `advance` is settling would wait for itself, and stops the
-/// program.
+/// **Edge cases.** A sleep in a cancelled task throws `CancellationError` at once, whatever its
+/// deadline; a sleeper whose task is cancelled throws it at once and leaves the clock. Otherwise
+/// a sleep until a deadline that is not after ``now`` returns at once. Moving time backwards is
+/// a programmer error that stops the program.
+/// `advance` may be called from several tasks; they take turns. Calling it from work that the
+/// same clock's `advance` is settling would wait for itself, and stops the program.
 public final class ManualClock: Clock, Sendable {
-  /// A point in the clock's time: how long after the clock was made.
-  public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
-    /// The time since the clock was made.
-    public let offset: Duration
-
-    /// The instant `offset` after the clock was made.
-    public init(offset: Duration = .zero) {
-      self.offset = offset
-    }
-
-    /// The instant `duration` later (earlier, for a negative duration).
-    ///
-    /// An instant more than about 1.66e20 seconds (5e12 years) from the clock's start is out
-    /// of the clock's range: asking for one stops the program with a message naming the values.
-    public func advanced(by duration: Duration) -> Instant {
-      advanced(by: duration, in: "ManualClock.Instant.advanced(by:)")
-    }
-
-    /// ``advanced(by:)``, stopping the program with a message naming `api` when the result is
-    /// out of range (`Duration` itself traps a little further out, with no message).
-    func advanced(by duration: Duration, in api: String) -> Instant {
-      let limit = Duration.seconds(Int64.max) * 18  // about 1.66e20 s
-      let fits = duration >= .zero ? offset <= limit - duration : offset >= .zero - limit - duration
-      guard fits else {
-        fatalError(
-          "\(api): \(self) plus \(duration) is out of the clock's range (about ±1.66e20 seconds)")
-      }
-      return Instant(offset: offset + duration)
-    }
-
-    /// The time from this instant to `other`; negative when `other` is earlier.
-    public func duration(to other: Instant) -> Duration {
-      other.offset - offset
-    }
-
-    /// Whether `lhs` comes before `rhs`.
-    public static func < (lhs: Instant, rhs: Instant) -> Bool {
-      lhs.offset < rhs.offset
-    }
-
-    /// The offset with a sign: `+90.0 seconds`.
-    public var description: String {
-      "+\(offset)"
-    }
-  }
-
   /// One sleeping task.
   struct Sleeper: Sendable {
     let id: UInt64
@@ -165,9 +119,9 @@ public final class ManualClock: Clock, Sendable {
 
   /// Suspends until the test moves the clock to `deadline` or past it.
   ///
-  /// Returns at once when `deadline` is not after ``now``. Throws `CancellationError` at once
-  /// when the task is cancelled, before or during the sleep; a cancelled sleeper leaves the
-  /// clock. `tolerance` is ignored: deadlines are kept exactly.
+  /// Throws `CancellationError` at once when the task is cancelled, before or during the sleep;
+  /// a cancelled sleeper leaves the clock. Otherwise returns at once when `deadline` is not after
+  /// ``now``. `tolerance` is ignored: deadlines are kept exactly.
   ///
   /// - Parameters:
   ///   - deadline: The instant to sleep until.
@@ -223,39 +177,31 @@ public final class ManualClock: Clock, Sendable {
     switch outcome {
     case .cancelled: sleeper.continuation.resume(throwing: CancellationError())
     case .due: sleeper.continuation.resume(returning: .now)
-    case .sleeping(let arrived): for waiter in arrived { waiter.resume(returning: true) }
+    case .sleeping(let arrived):
+      // The test waiting for sleepers is not part of the settle that the sleeper may run in.
+      Settler.unfollowed { for waiter in arrived { waiter.resume(returning: true) } }
     }
   }
 
-  /// Called by a woken sleeper: moves the rest of its turn onto the settler, so that `advance`
-  /// knows when it is over.
+  /// Called by a woken sleeper: makes sure the rest of its turn runs in the settle, so that
+  /// `advance` knows when it is over, then ends its hold on the settle.
   private static func handOver(to settler: Settler) async {
     defer { settler.release() }
-    guard Settler.isAvailable,
-      let task = withUnsafeCurrentTask(body: { current -> UInt? in
-        guard let current, !prefersTaskExecutor(current) else { return nil }
-        return unsafeBitCast(current, to: UInt.self)
-      })
-    else { return }
-    // The task's next job goes to the settler, through the hook. A yield that is over before
-    // the task has suspended lets the task go on where it is, without a job: then try again.
-    // On a loaded machine that happens many times in a row (hundreds, with four threads
-    // spinning on two cores), so the bound is far above it; giving up early would let the
-    // task run on while `advance` goes on. A task that prefers a task executor of its own never
-    // comes through the hook, so it is not tried at all.
+    // Normally the wake itself went to the settle. Only a sleeper woken before it had finished
+    // suspending goes on where it is: its next job is then claimed, through a yield (a task that
+    // prefers a task executor of its own never comes through the hook, so it is not tried).
     var attempts = 0
-    repeat {
-      Settler.claim(task: task, for: settler)
+    while !settler.isCurrent, attempts < 10_000, Settler.isAvailable, !prefersTaskExecutor() {
+      settler.claimNextEnqueue()
       await Task.yield()
-      _ = Settler.unclaim(task: task)
       attempts += 1
-    } while !settler.isCurrent && attempts < 10_000
+    }
   }
 
-  /// Whether `task` runs on a task executor of its own, whose jobs never pass the hook.
-  private static func prefersTaskExecutor(_ task: UnsafeCurrentTask) -> Bool {
+  /// Whether the calling task runs on a task executor of its own, whose jobs never pass the hook.
+  private static func prefersTaskExecutor() -> Bool {
     guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return false }
-    return task.unownedTaskExecutor != nil
+    return withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
   }
 
   /// Moves time forward by `duration`, waking and settling every sleeper whose deadline it
@@ -309,71 +255,15 @@ public final class ManualClock: Clock, Sendable {
   public func run(maxSteps: Int = 1_000) async -> Bool {
     await takeTurn()
     defer { endTurn() }
-    var steps = 0
-    while steps < maxSteps, let next = popNext(upTo: nil) {
-      await settle(next)
-      steps += 1
-    }
+    await settleDue(upTo: nil, maxSteps: maxSteps)
     return sleeperCount == 0
-  }
-
-  /// Waits until at least `count` tasks sleep on the clock, or `timeout` passes in real time.
-  ///
-  /// Use it before advancing, so that a task that was just started has reached its sleep:
-  ///
-  /// ```swift
-  /// let poller = Task { await poll() }
-  /// await clock.waitForSleepers()
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - count: How many sleepers to wait for; 1 by default. Zero or less returns at once.
-  ///   - timeout: The longest to wait, in real time; 60 seconds by default.
-  /// - Returns: `true` once the clock has `count` sleepers; `false` at the timeout, or at once
-  ///   when the task is cancelled (before or during the wait) with fewer sleepers.
-  @discardableResult
-  public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
-    let id = state.withLock { state -> UInt64 in
-      defer { state.nextID += 1 }
-      return state.nextID
-    }
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        // What to return at once, or `nil` once the wait is registered.
-        let answer = state.withLock { state -> Bool? in
-          guard state.sleepers.count < count else { return true }
-          // Checked under the lock that the cancellation handler takes: a cancellation either
-          // comes before this (and is seen here) or finds the arrival below.
-          if Task.isCancelled { return false }
-          state.arrivals.append((id, count, continuation))
-          return nil
-        }
-        if let answer { return continuation.resume(returning: answer) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
-          self?.endWaitForSleepers(id)
-        }
-      }
-    } onCancel: {
-      endWaitForSleepers(id)
-    }
-  }
-
-  /// Ends the `waitForSleepers` call `id` with `false`, unless it has ended.
-  private func endWaitForSleepers(_ id: UInt64) {
-    let ended = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-      guard let index = state.arrivals.firstIndex(where: { $0.id == id }) else { return nil }
-      return state.arrivals.remove(at: index).continuation
-    }
-    ended?.resume(returning: false)
   }
 
   /// Wakes and settles the sleepers up to `target`, then sets the time to `target`; ends the
   /// turn.
   private func advanceHoldingTurn(to target: Instant) async {
     defer { endTurn() }
-    while let next = popNext(upTo: target) {
-      await settle(next)
-    }
+    await settleDue(upTo: target, maxSteps: .max)
     state.withLock { state in
       if state.now < target { state.now = target }
     }
@@ -390,15 +280,25 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  /// Wakes `sleeper` and returns once it has settled.
-  private func settle(_ sleeper: Sleeper) async {
-    await withCheckedContinuation { (settled: CheckedContinuation<Void, Never>) in
-      Settler.activate(settler)
-      settler.begin { [settler] in
-        Settler.deactivate(settler)
-        settled.resume()
-      }
-      sleeper.continuation.resume(returning: .settling(settler))
+  /// Wakes the sleepers due at `limit` (any, for `nil`), at most `maxSteps` of them, one at a
+  /// time, and returns once the last has settled.
+  private func settleDue(upTo limit: Instant?, maxSteps: Int) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      settleNext(upTo: limit, stepsLeft: maxSteps, done: done)
+    }
+  }
+
+  /// Wakes the next due sleeper and, once it has settled, the one after it, from where the
+  /// settle ends (no trip back to the advancing task in between); then resumes `done`.
+  private func settleNext(
+    upTo limit: Instant?, stepsLeft: Int, done: CheckedContinuation<Void, Never>
+  ) {
+    guard stepsLeft > 0, let next = popNext(upTo: limit) else {
+      return Settler.unfollowed { done.resume() }
+    }
+    settler.settle(waking: { [settler] in next.continuation.resume(returning: .settling(settler)) })
+    {
+      self.settleNext(upTo: limit, stepsLeft: stepsLeft - 1, done: done)
     }
   }
 

@@ -1,78 +1,76 @@
 import Foundation
 import Testing
 import TinyEnvironment
+import TinyInternals
 import TinyTestSupport
 
-/// The four shapes of code that waits, each tested on a `ManualClock` with no real waiting.
-/// Each body returns whether everything it checked held, so that the same body serves these
-/// tests, their XCTest versions and the 1,000-run count under load. Each runs in a task awaited
-/// for a bounded time: a time limit alone cannot end a shape that a broken clock never wakes.
+/// The shapes of code that waits, each run many times in a row on a `ManualClock` with no real
+/// waiting, alone and while four threads keep both cores busy: not one run may go wrong (1,000
+/// runs of each with `TINYBLOCKS_FULL_STRESS=1`). Each run is awaited for a bounded time: a time
+/// limit alone cannot end a shape that a broken clock never wakes.
 @Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
-  @Test func aRetryLoopBacksOffOneTwoFourSeconds() async throws {
-    #expect(try await value(of: Task { try await retryLoopBacksOff() }))
+  @Test(arguments: ClockShape.all) func everyRunOfTheShapeHolds(_ shape: ClockShape) async {
+    #expect(await shape.failures(quick: shape.quickRuns) == 0)
   }
 
-  @Test func aPollingLoopPollsOncePerInterval() async {
-    #expect(await value(of: Task { await pollingLoopPollsOncePerInterval() }))
+  @Test(arguments: ClockShape.all) func everyRunOfTheShapeHoldsUnderLoad(_ shape: ClockShape) async
+  {
+    #expect(await underLoad { await shape.failures(quick: 1) } == 0)
   }
 
-  @Test func aTimeoutFires() async {
-    #expect(await value(of: Task { await timeoutFires() }))
+  @Test @MainActor func aMainActorPollingLoopAwaitedFromTheMainActorPollsThreeTimes() async {
+    #expect(await failures(of: mainActorPollingLoopOnMain, quick: 10) == 0)
+    #expect(await underLoad { await failures(of: mainActorPollingLoopOnMain, quick: 1) } == 0)
   }
 
-  @Test func aTimeoutDoesNotFireWhenTheWorkIsInTime() async throws {
-    #expect(try await value(of: Task { try await timeoutDoesNotFire() }))
-  }
-
-  @Test @MainActor func aDebouncedSearchSearchesForTheLastQueryOnly() async {
-    #expect(await value(of: Task { @MainActor in await debouncedSearch() }))
-  }
-
-  /// Every shape, many times in a row, while four threads keep both cores busy: not one run may
-  /// go wrong (1,000 runs of each with `TINYBLOCKS_FULL_STRESS=1`).
-  @Test func everyShapeHoldsUnderLoad() async throws {
-    let runs = stressVolume(full: 1_000, quick: 20)
-    let failures = try await underLoad {
-      try await value(of: Task { try await shapeFailures(runs: runs) })
-    }
-    #expect(failures == ShapeFailures())
+  @Test @MainActor func mainActorWorkThatYieldsOnTheMainActorHasRun() async {
+    #expect(await failures(of: mainActorWorkYields, quick: 10) == 0)
+    #expect(await underLoad { await failures(of: mainActorWorkYields, quick: 1) } == 0)
   }
 }
 
-/// How many runs of each shape went wrong.
-struct ShapeFailures: Equatable, CustomStringConvertible {
-  var retry = 0, polling = 0, timeoutFires = 0, timeoutInTime = 0, debounce = 0
-
-  var description: String {
-    "retry \(retry), polling \(polling), timeout fires \(timeoutFires), "
-      + "timeout in time \(timeoutInTime), debounce \(debounce)"
+/// How many of `stressVolume(full: 1_000, quick:)` runs of a main-actor shape, each awaited from
+/// the main actor, went wrong.
+@MainActor func failures(of shape: @escaping @MainActor () async -> Bool, quick: Int) async -> Int {
+  var failed = 0
+  for _ in 0..<stressVolume(full: 1_000, quick: quick)
+  where await !value(of: Task { @MainActor in await shape() }) {
+    failed += 1
   }
+  return failed
 }
 
-/// Runs every shape `runs` times and counts the runs that went wrong.
-func shapeFailures(runs: Int) async throws -> ShapeFailures {
-  var failures = ShapeFailures()
-  for _ in 0..<runs {
-    if try await !retryLoopBacksOff() { failures.retry += 1 }
-    if await !pollingLoopPollsOncePerInterval() { failures.polling += 1 }
-    if await !timeoutFires() { failures.timeoutFires += 1 }
-    if try await !timeoutDoesNotFire() { failures.timeoutInTime += 1 }
-    if await !debouncedSearch() { failures.debounce += 1 }
-  }
-  return failures
-}
-
-/// Runs `body` while four threads spin, competing with it for the cores.
+/// Runs `body` while four threads spin, competing with it for the cores. Tests under load at
+/// the same time share the four threads.
 func underLoad<Result: Sendable>(
-  _ body: () async throws -> Result
+  isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
 ) async rethrows -> Result {
-  let stop = Gate()
-  let spinners = (0..<4).map { _ in startThread { while !stop.isOpen {} } }
-  defer {
-    stop.open()
-    for spinner in spinners { spinner.wait() }
-  }
+  Load.enter()
+  defer { Load.leave() }
   return try await body()
+}
+
+/// The four spinning threads, while at least one test runs under load.
+enum Load {
+  private static let state = Locked<(users: Int, stop: Gate)>((0, Gate()))
+
+  static func enter() {
+    let stop = state.withLock { state -> Gate? in
+      state.users += 1
+      guard state.users == 1 else { return nil }
+      state.stop = Gate()
+      return state.stop
+    }
+    guard let stop else { return }
+    for _ in 0..<4 { startThread { while !stop.isOpen {} } }
+  }
+
+  static func leave() {
+    state.withLock { state -> Gate? in
+      state.users -= 1
+      return state.users == 0 ? state.stop : nil
+    }?.open()
+  }
 }
 
 func retryLoopBacksOff() async throws -> Bool {
@@ -82,6 +80,7 @@ func retryLoopBacksOff() async throws -> Bool {
     Current.clock = clock
     let result = Task {
       try await retrying(attempts: 4) { () async throws -> String in
+        await Task.yield()
         if calls.increment() < 4 { throw TimeoutError() }
         return "done"
       }

@@ -1,4 +1,5 @@
-// TinyEnvironment: reading `Current` and entering a scope (CurrentBenchmarks.swift).
+// TinyEnvironment: reading `Current` and entering a scope (CurrentBenchmarks.swift), and
+// advancing a manual clock beside swift-clocks (ClockBenchmarks.swift).
 
 import Benchmark
 import BenchmarkSupport
@@ -9,4 +10,5 @@ let benchmarks: @Sendable () -> Void = {
   // machine would otherwise lift the mean, and with it the printed unit, past 10×.
   Benchmark.defaultConfiguration.units[ratioToBaseline] = .count
   currentBenchmarks()
+  clockBenchmarks()
 }

@@ -1,11 +1,10 @@
-// The same four shapes of waiting code, each tested 1,000 times in a row with no real waiting,
-// once on TinyEnvironment's `ManualClock` and once on swift-clocks' `TestClock`, while four
-// threads keep both cores busy; prints how many runs of each went wrong.
+// Shapes of waiting code, each tested 1,000 times in a row with no real waiting, once on
+// TinyEnvironment's `ManualClock` and once on swift-clocks' `TestClock`, while four threads keep
+// both cores busy; prints how many runs of each went wrong.
 //
 //   cd Benchmarks && swift run -c release EnvironmentClockFlakes [runs]
 //
-// Then, with nothing competing, the cost of one `advance` that wakes 1 and 100 sleepers on each
-// clock (the median of 101 advances; the sleepers are put to sleep before the timing starts).
+// (The cost of one `advance` is in EnvironmentBenchmarks.)
 //
 // Each test is written the way each clock's documentation writes it: on the `ManualClock`, the
 // test waits for the code to reach its sleep (`waitForSleepers`) and `advance` settles what it
@@ -189,6 +188,50 @@ func timeoutInTimeShape<C: TestableClock>(_ clock: C) async -> Bool {
   }
 }
 
+/// Ten sleepers; after waking, the nth yields n times before it counts.
+func yieldingShape<C: TestableClock>(_ clock: C) async -> Bool {
+  let done = Counter()
+  let sleepers = (1...10).map { yields in
+    Task {
+      try await clock.sleep(for: .seconds(1))
+      for _ in 0..<yields { await Task.yield() }
+      _ = done.increment()
+    }
+  }
+  await clock.prepare(sleepers: 10)
+  await clock.advance(by: .seconds(1))
+  let seen = done.value
+  for sleeper in sleepers { _ = await sleeper.result }
+  return seen == 10
+}
+
+@MainActor final class Dashboard {
+  var refreshes = 0
+  func start() -> Task<Void, Never> {
+    Task {
+      while !Task.isCancelled {
+        refreshes += 1
+        do { try await Current.clock.sleep(for: .seconds(1)) } catch { return }
+      }
+    }
+  }
+}
+
+/// A main-actor polling loop, woken three times by one advance awaited from the main actor.
+@MainActor func mainActorPollingShape<C: TestableClock>(_ clock: C) async -> Bool {
+  await withWorld(.mock) { @MainActor () async -> Bool in
+    Current.clock = clock
+    let dashboard = Dashboard()
+    let polling = dashboard.start()
+    await clock.prepare(sleepers: 1)
+    await clock.advance(by: .seconds(3))
+    let refreshes = dashboard.refreshes
+    polling.cancel()
+    await polling.value
+    return refreshes == 4
+  }
+}
+
 // MARK: - The runs.
 
 /// Runs `body` while four threads spin, competing with it for the cores.
@@ -224,13 +267,15 @@ func passes(_ test: @escaping @Sendable () async -> Bool) async -> Bool {
 }
 
 func failures<C: TestableClock>(_ makeClock: @escaping @Sendable () -> C) async -> [Int] {
-  var counts = [0, 0, 0, 0, 0]
+  var counts = [0, 0, 0, 0, 0, 0, 0]
   for _ in 0..<runs {
     if await !passes({ await retryShape(makeClock()) }) { counts[0] += 1 }
     if await !passes({ await pollingShape(makeClock()) }) { counts[1] += 1 }
     if await !passes({ await timeoutFiresShape(makeClock()) }) { counts[2] += 1 }
     if await !passes({ await timeoutInTimeShape(makeClock()) }) { counts[3] += 1 }
     if await !passes({ @MainActor in await debounceShape(makeClock()) }) { counts[4] += 1 }
+    if await !passes({ await yieldingShape(makeClock()) }) { counts[5] += 1 }
+    if await !passes({ @MainActor in await mainActorPollingShape(makeClock()) }) { counts[6] += 1 }
   }
   return counts
 }
@@ -247,50 +292,8 @@ print("")
 print("| test | TinyEnvironment `ManualClock` | swift-clocks `TestClock` |")
 print("|---|---:|---:|")
 for (index, name) in ["retry with backoff", "polling loop", "timeout that fires",
-  "timeout that does not fire", "debounce"].enumerated() {
+  "timeout that does not fire", "debounce", "woken work that yields",
+  "main-actor polling loop"].enumerated() {
   print("| \(name) | \(manual[index]) | \(test[index]) |")
 }
-print("| wall time for all \(runs * 5) runs | \(manualTime) | \(testTime) |")
-
-// MARK: - The cost of one advance.
-
-/// The median time of `samples` advances of one second that each wake `sleepers` sleepers.
-func advanceCost<C: TestableClock>(
-  sleepers: Int, samples: Int = 101, _ makeClock: () -> C
-) async -> Duration {
-  var times: [Duration] = []
-  for _ in 0..<samples {
-    let clock = makeClock()
-    let started = Counter()
-    let tasks = (0..<sleepers).map { _ in
-      Task {
-        _ = started.increment()
-        try await clock.sleep(for: .seconds(1))
-      }
-    }
-    while started.value < sleepers { await Task.yield() }
-    await clock.prepare(sleepers: sleepers)
-    for _ in 0..<100 { await Task.yield() }  // every sleeper has registered, on either clock
-    let start = ContinuousClock.now
-    await clock.advance(by: .seconds(1))
-    times.append(ContinuousClock.now - start)
-    await clock.advance(by: .seconds(60))  // wakes any sleeper that registered late
-    for task in tasks {
-      task.cancel()
-      _ = try? await task.value
-    }
-  }
-  return times.sorted()[samples / 2]
-}
-
-print("")
-print("One `advance` waking N sleepers, median of 101, nothing competing:")
-print("")
-print("| sleepers | `ManualClock` | `TestClock` | `ManualClock` / `TestClock` |")
-print("|---:|---:|---:|---:|")
-for sleepers in [1, 100] {
-  let manual = await advanceCost(sleepers: sleepers) { ManualClock() }
-  let test = await advanceCost(sleepers: sleepers) { TestClock() }
-  let ratio = manual / test
-  print("| \(sleepers) | \(manual) | \(test) | \(String(format: "%.3f", ratio))× |")
-}
+print("| wall time for all \(runs * 7) runs | \(manualTime) | \(testTime) |")

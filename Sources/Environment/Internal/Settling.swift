@@ -1,176 +1,204 @@
 import Foundation
 import TinyInternals
 
-/// Runs a woken sleeper's task, and the work it sets off, until all of it is suspended or done,
-/// so that a `ManualClock` knows when a woken task has settled.
+/// Runs a woken sleeper's task, and the work it sets off, until all of it is suspended or done:
+/// how a ``ManualClock`` knows that what it woke has settled.
 ///
-/// **How.** The runtime sends every job bound for the global concurrent executor through one
-/// hook (`swift_task_enqueueGlobal_hook`). A `Settler` installs a hook that passes every job on
-/// unchanged, except:
+/// While a settle runs, the runtime's global-enqueue hook is ours. A job counts in a settle when
+/// the wake enqueued it, when one of the settle's jobs did, or when the main queue did (it then
+/// counts in every settle under way: it may be any of theirs); every other job goes on to the
+/// hook that was there before, or to the runtime. A settle runs its jobs one at a time on its
+/// queue with itself as their task executor, so that their `Task.yield()`s come back to it.
+/// When none is left, it sends a round through the main queue, behind what its work queued for
+/// the main actor, and it is over when a round finds no new job.
 ///
-/// - the next job of a task that asked to be claimed (`claim(task:)`): the woken sleeper, once
-///   it yields from inside `ManualClock.sleep`;
-/// - any job enqueued *by code running on a settler's queue*: the tasks the woken task starts,
-///   the continuations it resumes, its own later turns.
-///
-/// Claimed jobs run one at a time on the settler's serial queue. When the queue has no job left,
-/// every piece of that work is suspended somewhere (on the clock again, on another executor, on
-/// something that has not happened yet) or finished: the settle is over.
-///
-/// Jobs bound for an actor (the main actor included) do not pass through the hook: such work
-/// runs on its actor, in that actor's order, after the settle.
+/// A runtime hook is acceptable here only because only tests call `advance` and `run`, it is in
+/// only while a settle runs, and the last settle puts back exactly the hook it found (unless
+/// someone put in another since).
 final class Settler: Sendable {
-  typealias Original = @convention(thin) (UnownedJob) -> Void
-  typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
-
-  /// The serial queue claimed jobs run on.
-  private let queue: DispatchQueue
-  private let key = DispatchSpecificKey<ObjectIdentifier>()
-
-  /// What the lock guards.
   private struct State: Sendable {
-    /// Claimed jobs queued or running.
+    /// Jobs queued or running, plus the woken task's hold, or a main-queue round under way.
     var pending = 0
-    /// Called when `pending` drops to zero.
-    var whenIdle: (@Sendable () -> Void)?
+    /// Whether a job was counted since the last main-queue round began.
+    var isDirty = false
+    /// Called once the settle is over; `nil` when none is under way.
+    var whenSettled: (@Sendable () -> Void)?
   }
 
   private let state = Locked(State())
+  fileprivate let queue: DispatchQueue
 
   init(label: String) {
     queue = DispatchQueue(label: label)
-    queue.setSpecific(key: key, value: ObjectIdentifier(self))
   }
 
-  /// Whether the calling code runs on this settler's queue (inside a claimed job).
-  var isCurrent: Bool {
-    DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self)
+  /// Whether settling works here: the runtime has the hook, and jobs can run on a task executor.
+  static var isAvailable: Bool { Hook.variable != nil }
+
+  /// Whether the calling code runs a job that counts in this settle.
+  var isCurrent: Bool { Hook.running?.contains { $0 === self } ?? false }
+
+  /// The settler's name in the per-thread claims: its address.
+  fileprivate var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+
+  /// Calls `wake`, follows the work it sets off, and calls `whenSettled` once it is over. The
+  /// woken task holds the settle open until it calls `release()`.
+  func settle(waking wake: () -> Void, whenSettled: @escaping @Sendable () -> Void) {
+    state.withLock { $0 = State(pending: 1, isDirty: Self.isAvailable, whenSettled: whenSettled) }
+    guard Self.isAvailable else { return wake() }
+    Hook.begin(self)
+    claimNextEnqueue()
+    wake()
+    Hook.claim(nil)
   }
 
-  /// Starts a settle: `whenIdle` runs once no claimed job is queued or running, after at least
-  /// one job was claimed or `release()` was called.
-  func begin(whenIdle: @escaping @Sendable () -> Void) {
-    state.withLock {
-      $0.pending = 1  // the settle itself, until the woken task reports in
-      $0.whenIdle = whenIdle
+  /// Makes the next job that the calling thread enqueues count in this settle.
+  func claimNextEnqueue() { Hook.claim(id) }
+
+  /// Runs `body` with what it enqueues counting in no settle.
+  static func unfollowed<T>(_ body: () throws -> T) rethrows -> T {
+    Hook.claim(Hook.nobody)
+    defer { Hook.claim(nil) }
+    return try body()
+  }
+
+  /// Counts one more job; `false` when no settle is under way.
+  fileprivate func count() -> Bool {
+    state.withLock { state in
+      guard state.whenSettled != nil else { return false }
+      (state.pending, state.isDirty) = (state.pending + 1, true)
+      return true
     }
   }
 
-  /// Ends the settle's own hold on it (the woken task has been claimed, or could not be).
+  /// Ends a hold on the settle: a job's, the woken task's, or a main-queue round's.
   func release() {
-    finishedOne()
-  }
-
-  /// Queues `job` on this settler and counts it.
-  fileprivate func take(_ job: UnownedJob) {
-    state.withLock { $0.pending += 1 }
-    queue.async {
-      Self.run(job)
-      self.finishedOne()
-    }
-  }
-
-  private func finishedOne() {
-    let idle = state.withLock { state -> (@Sendable () -> Void)? in
+    enum Next { case wait, mainRound, settled(@Sendable () -> Void) }
+    let next = state.withLock { state -> Next in
       state.pending -= 1
-      guard state.pending == 0 else { return nil }
-      defer { state.whenIdle = nil }
-      return state.whenIdle
+      guard state.pending == 0, let whenSettled = state.whenSettled else { return .wait }
+      if state.isDirty {
+        (state.pending, state.isDirty) = (1, false)
+        return .mainRound
+      }
+      state.whenSettled = nil
+      return .settled(whenSettled)
     }
-    idle?()
+    switch next {
+    case .wait: break
+    case .mainRound: DispatchQueue.main.async { self.release() }
+    case .settled(let whenSettled):
+      Hook.end(self)
+      Self.unfollowed(whenSettled)
+    }
   }
+}
 
-  /// Runs a job taken from the global executor as the global executor would.
-  private static func run(_ job: UnownedJob) {
-    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+extension Settler: TaskExecutor {
+  /// Takes what the settle's jobs enqueue on their task executor (a `Task.yield()`).
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    if Hook.take(job, for: Hook.running ?? [self]) { return }
+    // No settle is under way any more: run it as the global executor would.
+    DispatchQueue.global().async {
       job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
     }
   }
 }
 
-extension Settler {
-  /// Whether claimed jobs can run on a settler here: the runtime exposes the hook and can run
-  /// a job on the global executor's behalf. When not, a `ManualClock` settles less (see its
-  /// documentation).
-  static var isAvailable: Bool {
-    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return false }
-    return Claims.shared.isInstalled
+/// Our global-enqueue hook, and what each thread has claimed.
+private enum Hook {
+  typealias Original = @convention(thin) (UnownedJob) -> Void
+  typealias Function = @convention(thin) (UnownedJob, Original) -> Void
+
+  /// The address of the runtime's hook variable (a function pointer, handled as its bits), where
+  /// the runtime has one and jobs can run on a task executor.
+  static let variable: UInt? = {
+    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+      let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")
+    else { return nil }
+    return UInt(bitPattern: symbol)
+  }()
+  static var pointer: UnsafeMutablePointer<UInt>? { variable.flatMap(UnsafeMutablePointer.init) }
+  static let ours = unsafeBitCast({ enqueue($0, $1) } as Function, to: UInt.self)
+
+  /// The hook found when ours went in (0 for none), and the settles under way.
+  static let state = Locked((previous: UInt(0), settling: [Settler]()))
+
+  static func begin(_ settler: Settler) {
+    state.withLock { state in
+      if state.settling.isEmpty, let hook = pointer {
+        (state.previous, hook.pointee) = (hook.pointee, ours)
+      }
+      state.settling.append(settler)
+    }
   }
 
-  /// Asks for the calling task's next job on the global executor to run on `settler`.
-  static func claim(task: UInt, for settler: Settler) {
-    Claims.shared.state.withLock { $0.tasks[task] = settler }
+  static func end(_ settler: Settler) {
+    state.withLock { state in
+      state.settling.removeAll { $0 === settler }
+      // Put back what was there, unless someone has put in a hook of their own since.
+      guard state.settling.isEmpty, let hook = pointer, hook.pointee == ours else { return }
+      hook.pointee = state.previous
+    }
   }
 
-  /// Withdraws a claim that was not taken (the task did not come through the hook).
-  static func unclaim(task: UInt) -> Bool {
-    Claims.shared.state.withLock { $0.tasks.removeValue(forKey: task) != nil }
+  /// Per thread: the settler that its next enqueued job counts in (`nobody`: none), and the
+  /// settlers of the job it runs (unretained: the run holds them).
+  static let (claimKey, runningKey) = {
+    var keys = (pthread_key_t(), pthread_key_t())
+    (_, _) = (pthread_key_create(&keys.0, nil), pthread_key_create(&keys.1, nil))
+    return keys
+  }()
+  static let nobody: UInt = 1
+
+  static func claim(_ id: UInt?) {
+    pthread_setspecific(claimKey, id.flatMap { UnsafeRawPointer(bitPattern: $0) })
   }
 
-  /// The settler whose queue the calling code runs on, if any.
-  static var current: Settler? {
-    Claims.shared.state.withLock { state in state.active.first { $0.isCurrent } }
+  static var running: [Settler]? {
+    pthread_getspecific(runningKey).map {
+      Unmanaged<Followers>.fromOpaque($0).takeUnretainedValue().settlers
+    }
   }
 
-  /// Makes `settler` take the jobs enqueued from its queue, until `deactivate`.
-  static func activate(_ settler: Settler) {
-    Claims.shared.state.withLock { $0.active.append(settler) }
+  /// Every job bound for the global executor comes here while our hook is in.
+  static func enqueue(_ job: UnownedJob, _ original: Original) {
+    let claimed = UInt(bitPattern: pthread_getspecific(claimKey))
+    if claimed > nobody { claim(nil) }  // a claim counts once
+    let (previous, settling) = state.withLock { $0 }
+    if take(job, for: followers(claimed: claimed, among: settling)) { return }
+    if previous != 0 { return unsafeBitCast(previous, to: Function.self)(job, original) }
+    original(job)
   }
 
-  static func deactivate(_ settler: Settler) {
-    Claims.shared.state.withLock { $0.active.removeAll { $0 === settler } }
+  /// The settles that a job enqueued by the calling thread counts in.
+  static func followers(claimed: UInt, among settling: [Settler]) -> [Settler] {
+    if claimed != 0 { return settling.filter { $0.id == claimed } }
+    if let running { return running }
+    return MainQueue.isCurrent ? settling : []
+  }
+
+  /// Runs `job` on the queue of the first of `settlers` still settling, counted in each of
+  /// them; `false` when none is.
+  static func take(_ job: UnownedJob, for settlers: [Settler]) -> Bool {
+    let followers = Followers(settlers: settlers.filter { $0.count() })
+    guard let first = followers.settlers.first else { return false }
+    first.queue.async {
+      pthread_setspecific(runningKey, Unmanaged.passUnretained(followers).toOpaque())
+      if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+        job.runSynchronously(on: first.asUnownedTaskExecutor())
+      }
+      pthread_setspecific(runningKey, nil)
+      for settler in followers.settlers { settler.release() }
+    }
+    return true
   }
 }
 
-/// The process's claims, and the hook that honours them.
-private final class Claims: Sendable {
-  static let shared = Claims()
-
-  struct State: Sendable {
-    /// Tasks whose next global job goes to a settler, by the task's address.
-    var tasks: [UInt: Settler] = [:]
-    /// Settlers taking the jobs enqueued from their own queue.
-    var active: [Settler] = []
-  }
-
-  let state = Locked(State())
-
-  /// The hook that was installed before ours, called for every job we do not take.
-  let previous: Settler.Hook?
-
-  /// Whether our hook is in place.
-  let isInstalled: Bool
-
-  private init() {
-    guard let handle = dlopen(nil, RTLD_NOW),
-      let symbol = dlsym(handle, "swift_task_enqueueGlobal_hook")
-    else {
-      previous = nil
-      isInstalled = false
-      return
-    }
-    let hook = symbol.assumingMemoryBound(to: Settler.Hook?.self)
-    previous = hook.pointee
-    isInstalled = true
-    // A job enqueued on another thread from here on waits for this initializer to finish
-    // before it reads `shared`.
-    hook.pointee = { job, original in Claims.enqueue(job, original) }
-  }
-
-  /// Every job bound for the global executor comes through here once the hook is installed.
-  static func enqueue(_ job: UnownedJob, _ original: Settler.Original) {
-    let address = unsafeBitCast(job, to: UInt.self)
-    let settler = shared.state.withLock { state -> Settler? in
-      if state.tasks.isEmpty && state.active.isEmpty { return nil }
-      if let claimed = state.tasks.removeValue(forKey: address) { return claimed }
-      return state.active.first { $0.isCurrent }
-    }
-    if let settler {
-      settler.take(job)
-    } else if let previous = shared.previous {
-      previous(job, original)
-    } else {
-      original(job)
-    }
-  }
+/// The settles that a job counts in.
+private final class Followers: Sendable {
+  let settlers: [Settler]
+  init(settlers: [Settler]) { self.settlers = settlers }
 }

@@ -67,3 +67,22 @@ func withTimeout<Value: Sendable>(
     }
   }
 }
+
+/// A main-actor model that refreshes at once and then once a second, as an app writes one.
+@MainActor final class Dashboard {
+  private(set) var refreshes = 0
+  /// What a test counts on the main actor besides.
+  private(set) var counted = 0
+
+  func count() { counted += 1 }
+
+  func start() -> Task<Void, Never> {
+    Task {
+      while !Task.isCancelled {
+        refreshes += 1
+        // timing: virtual time, which only the test moves
+        do { try await Current.clock.sleep(for: .seconds(1)) } catch { return }
+      }
+    }
+  }
+}
