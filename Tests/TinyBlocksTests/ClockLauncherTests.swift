@@ -177,15 +177,6 @@ import TinyWaiting
     launcher.stop()
     #expect(clock.sleeperCount == 0)
   }
-
-  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
-    let zero = try await #require(
-      processExitsWith: .failure, observing: [\.standardErrorContent]
-    ) { ClockPeriodicTaskLauncher(clock: ContinuousClock()).every(.zero) {} }
-    #expect(
-      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
-        "ClockPeriodicTaskLauncher.every(_:launch:): interval must be positive, got 0.0 seconds"))
-  }
 }
 
 /// A manual clock whose reading a test can also jump forward from inside a tick, as if the tick

@@ -61,13 +61,12 @@ final class Carrier: Sendable {
   }
 
   deinit {
-    go.finish()
+    go.finish()  // the task ends: at once, or after the action if it was started
   }
 
   /// Lets the task run the action.
   func start() {
     go.yield()
-    go.finish()
   }
 }
 
