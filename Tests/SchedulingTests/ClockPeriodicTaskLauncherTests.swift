@@ -99,6 +99,56 @@ import TinyWaiting
     #expect(clock.sleeperCount == 0)
   }
 
+  @Test func aGridStartedWhileAnotherThreadStopsTheLauncherIsCancelled() async {
+    // start() reads the clock after its lock; a stop() comes meanwhile: the grid that start()
+    // then begins must neither stay asleep on the clock nor tick.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Counter()
+    launcher.every(.seconds(1)) { ticks.increment() }
+    let reached = Gate()
+    let release = Gate()
+    clock.holdNextRead(reached: reached, release: release)
+    let started = startThread { launcher.start() }
+    await reached.opened()
+    launcher.stop()
+    release.open()
+    await started.opened()
+    #expect(clock.sleeperCount == 0)
+    clock.advance(to: .init(offset: .seconds(5)))
+    #expect(ticks.value == 0)
+  }
+
+  @Test func aTickOfAReplacedGridRunsNothing() async {
+    // The grid's task wakes at 1 s; while it reads the time, a new interval replaces its grid.
+    // Its tick must not run the task: the next tick is the new grid's, at 1 s + 2 s.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter()
+    launcher.every(.seconds(1)) {}
+    launcher.start()
+    await clock.waitForSleepers()
+    let reached = Gate()
+    let release = Gate()
+    clock.holdNextRead(reached: reached, release: release)
+    clock.advance(to: .init(offset: .seconds(1)))
+    await reached.opened()
+    launcher.every(.seconds(2)) {
+      ticks.record(clock.now.offset)
+      ticked.finish()
+    }
+    release.open()
+    // Nothing may tick until the clock reaches the new grid's deadline: the woken task, running
+    // again now, gets a tenth of a second to show that it ticks.
+    #expect(await !ticked.wait(timeout: .milliseconds(100)))
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(3)))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    launcher.stop()
+    #expect(ticks.all == [.seconds(3)])
+  }
+
   @Test func aKeptActionReadsTheValuesOfItsOwnExecute() async {
     let clock = StepClock()
     let limiter = RateLimiter(interval: .seconds(1), clock: clock)

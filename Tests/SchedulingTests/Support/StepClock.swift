@@ -30,8 +30,22 @@ final class StepClock: Clock, Sendable {
   }
 
   private let state = Locked(State())
+  /// A hold on the next read of ``now``, set by ``holdNextRead(reached:release:)``.
+  private let hold = Locked<(reached: Gate, release: Gate)?>(nil)
 
-  var now: Instant { state.withLock { $0.now } }
+  /// Makes the next read of ``now`` open `reached` and block until `release` opens: a test
+  /// then acts while the code under test is at that read.
+  func holdNextRead(reached: Gate, release: Gate) {
+    hold.withLock { $0 = (reached, release) }
+  }
+
+  var now: Instant {
+    if let (reached, release) = hold.withLock({ $0.take() }) {
+      reached.open()
+      release.wait()
+    }
+    return state.withLock { $0.now }
+  }
   var minimumResolution: Duration { .zero }
   var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
