@@ -1,6 +1,6 @@
 /// Runs the latest action once no new action has arrived for a full interval.
 ///
-/// Each ``execute(_:)`` replaces the waiting action and restarts the launcher, so its first
+/// Each `execute(_:)` replaces the waiting action and restarts the launcher, so its first
 /// tick comes exactly one interval after the latest action; that tick runs the action and
 /// stops the launcher.
 ///

@@ -1,7 +1,7 @@
 /// Runs at most one action per interval: the first at once, then only the latest of those that
 /// arrive meanwhile, one per tick.
 ///
-/// When the limiter is quiescent, ``execute(_:)`` runs the action at once and starts the
+/// When the limiter is quiescent, `execute(_:)` runs the action at once and starts the
 /// launcher. While it is active, each new action replaces the kept one. Each tick runs the kept
 /// action; a tick that finds none stops the launcher, and the limiter is quiescent again, so
 /// the next action runs at once.
@@ -128,7 +128,7 @@ public final class RateLimiter: Sendable {
     core.execute(sync: nil, async: action)
   }
 
-  /// Drops the kept action and makes the limiter quiescent, so the next ``execute(_:)`` runs
+  /// Drops the kept action and makes the limiter quiescent, so the next `execute(_:)` runs
   /// at once.
   ///
   /// An action already running finishes; no kept action starts after `cancel()` returns. It
