@@ -1,4 +1,5 @@
-// TinyScheduling's clock launcher, driven by TinyEnvironment's ManualClock.
+// TinyScheduling's clock launcher, driven by TinyEnvironment's ManualClock (the block's own
+// tests run it on a StepClock, including its coalescing and its races).
 
 import Foundation
 import Testing
@@ -111,26 +112,6 @@ import TinyWaiting
     #expect(clock.sleeperCount == 0)  // its sleeping task was cancelled
   }
 
-  @Test func deadlinesMissedDuringATickAreCoalescedIntoOneTick() async {
-    // The task of the first tick takes two and a half intervals: the deadlines at 2 s and 3 s
-    // pass meanwhile, so one tick runs for both, at once, and the grid goes on at 4 s.
-    let clock = JumpingClock()
-    let launcher = ClockPeriodicTaskLauncher(clock: clock)
-    let ticks = Recorder<Duration>()
-    launcher.every(.seconds(1)) {
-      ticks.record(clock.now.offset)
-      if ticks.count == 1 { clock.jump(by: .milliseconds(2_500)) }
-    }
-    launcher.start()
-    await clock.manual.waitForSleepers()
-    await clock.manual.advance(by: .seconds(1))  // the first tick; then the coalesced one
-    #expect(ticks.all == [.seconds(1), .milliseconds(3_500)])
-    await clock.manual.waitForSleepers()
-    await clock.manual.advance(by: .milliseconds(500))  // 4 s on the jumping clock
-    #expect(ticks.all == [.seconds(1), .milliseconds(3_500), .seconds(4)])
-    launcher.stop()
-  }
-
   @Test func takesTheWorldsClockAsAnyClock() async {
     let manual = ManualClock()
     await withWorld(.mock) { () async in
@@ -158,46 +139,4 @@ import TinyWaiting
     launcher.stop()
   }
 
-  @Test func startStopAndEveryFromManyThreadsLeaveOneGridOrNone() async {
-    let clock = ManualClock()
-    let launcher = ClockPeriodicTaskLauncher(clock: clock)
-    launcher.every(.seconds(1)) {}
-    await onThreads(4) { thread in
-      for index in 0..<stressVolume(full: 5_000, quick: 500) {
-        switch (thread + index) % 3 {
-        case 0: launcher.start()
-        case 1: launcher.stop()
-        default: launcher.every(.seconds(index % 2 == 0 ? 1 : 2)) {}
-        }
-      }
-    }
-    launcher.start()
-    #expect(await clock.waitForSleepers(1, timeout: helperTimeout))
-    #expect(clock.sleeperCount == 1)  // every other grid's task was cancelled
-    launcher.stop()
-    #expect(clock.sleeperCount == 0)
-  }
-}
-
-/// A manual clock whose reading a test can also jump forward from inside a tick, as if the tick
-/// had taken that long: its instants are the manual clock's plus the jumps so far.
-final class JumpingClock: Clock, Sendable {
-  typealias Instant = ManualClock.Instant
-
-  let manual = ManualClock()
-  private let jumped = Recorder<Duration>()
-
-  /// Moves this clock's time forward by `duration`, without waking anything.
-  func jump(by duration: Duration) { jumped.record(duration) }
-
-  private var offset: Duration { jumped.all.reduce(.zero, +) }
-
-  var now: Instant { manual.now.advanced(by: offset) }
-  var minimumResolution: Duration { .zero }
-
-  // timing: the clock's own sleep, in the manual clock's virtual time
-  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-    // timing: virtual time, which only the test moves
-    try await manual.sleep(until: deadline.advanced(by: .zero - offset), tolerance: tolerance)
-  }
 }

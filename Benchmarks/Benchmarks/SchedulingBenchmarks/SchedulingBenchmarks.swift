@@ -70,22 +70,19 @@ func recordLateness(
   benchmark.measurement(finalDrift, microseconds(lateness.last!))
 }
 
-/// The ticks of the launcher comparison.
-let gridTicks = 200
-
-/// Starts `launcher` at 10 ms, waits for its 200th tick, and records lateness and drift.
-func measureTicks(of launcher: some PeriodicTaskLauncher, in benchmark: Benchmark) {
-  let ticks = Timeline(capacity: gridTicks + 10)
+/// Starts `launcher` at 10 ms, waits for its `count`th tick, and records lateness and drift.
+func measureTicks(of launcher: some PeriodicTaskLauncher, count: Int, in benchmark: Benchmark) {
+  let ticks = Timeline(capacity: count + 10)
   let done = DispatchSemaphore(value: 0)
   launcher.every(tickInterval) {
     ticks.append(0)
-    if ticks.all.count == gridTicks { done.signal() }
+    if ticks.all.count == count { done.signal() }
   }
   let start = ContinuousClock.now
   launcher.start()
   done.wait()
   launcher.stop()
-  recordLateness(of: ticks.all, from: start, count: gridTicks, in: benchmark)
+  recordLateness(of: ticks.all, from: start, count: count, in: benchmark)
 }
 
 // MARK: - Throttling 1,000 events
@@ -152,18 +149,7 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("1,000 ticks at 10 ms · TinyScheduling DefaultPeriodicTaskLauncher",
     configuration: ticking
   ) { benchmark in
-    let ticks = Timeline(capacity: tickCount + 10)
-    let done = DispatchSemaphore(value: 0)
-    let launcher = DefaultPeriodicTaskLauncher()
-    launcher.every(tickInterval) {
-      ticks.append(0)
-      if ticks.all.count == tickCount { done.signal() }
-    }
-    let start = ContinuousClock.now
-    launcher.start()
-    done.wait()
-    launcher.stop()
-    recordLateness(of: ticks.all, from: start, in: benchmark)
+    measureTicks(of: DefaultPeriodicTaskLauncher(), count: tickCount, in: benchmark)
   }
 
   Benchmark("1,000 ticks at 10 ms · raw DispatchSourceTimer", configuration: ticking) {
@@ -203,13 +189,14 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("200 ticks at 10 ms · TinyScheduling DefaultPeriodicTaskLauncher",
     configuration: ticking200
   ) { benchmark in
-    measureTicks(of: DefaultPeriodicTaskLauncher(), in: benchmark)
+    measureTicks(of: DefaultPeriodicTaskLauncher(), count: 200, in: benchmark)
   }
 
   Benchmark("200 ticks at 10 ms · TinyScheduling ClockPeriodicTaskLauncher, continuous clock",
     configuration: ticking200
   ) { benchmark in
-    measureTicks(of: ClockPeriodicTaskLauncher(clock: ContinuousClock()), in: benchmark)
+    measureTicks(
+      of: ClockPeriodicTaskLauncher(clock: ContinuousClock()), count: 200, in: benchmark)
   }
 
   // Throttling: 1,000 events 1 ms apart through a 50 ms limiter; about 1 s per iteration (the
