@@ -1,19 +1,23 @@
 /// Runs the latest action once no new action has arrived for a full interval.
 ///
-/// Each ``execute(_:)`` replaces the waiting action and restarts the launcher, so its first
-/// tick comes exactly one interval after the latest action; that tick runs the action, on the
-/// launcher's queue, and stops the launcher.
+/// Each `execute(_:)` replaces the waiting action and restarts the launcher, so its first
+/// tick comes exactly one interval after the latest action; that tick runs the action and
+/// stops the launcher.
 ///
 /// ```swift
-/// let debouncer = Debouncer(interval: .milliseconds(300))
+/// let debouncer = Debouncer(interval: .milliseconds(300), clock: Current.clock)
 /// for query in ["s", "sw", "swi", "swif", "swift"] {   // typed 100 ms apart
-///   debouncer.execute { search(query) }
+///   debouncer.execute { await search(query) }
 /// }
 /// // search("swift") once, 300 ms after the last keystroke; the rest never.
 /// ```
 ///
-/// - Actions never overlap: a tick that comes while an action runs is skipped, and the waiting
-///   action runs at the next tick.
+/// - On a clock (``init(interval:clock:)``), the ticks come from the clock, so a test moves
+///   them with a manual clock, and each action runs in a task made by the `execute` that passed
+///   it: it reads that code's task-local values (such as the world of a `withWorld` scope).
+///   With a launcher (``init(interval:launcher:)``), actions run where its ticks run.
+/// - Actions never overlap, asynchronous ones included: a tick that comes while an action runs
+///   is skipped, and the waiting action runs at the next tick.
 /// - ``cancel()`` drops the waiting action; ``flush()`` runs it now.
 /// - It is safe from any thread and from inside an action. Releasing the debouncer drops the
 ///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
@@ -31,9 +35,33 @@ public final class Debouncer: Sendable {
   /// ```
   public let interval: Duration
 
-  private let core: LimiterCore<DebouncerState<Work>>
+  private let core: LimiterCore<DebouncerState<Action>>
 
-  /// Creates a debouncer that runs an action once `interval` has passed without a newer one.
+  /// Creates a debouncer that runs an action once `interval` of `clock` has passed without a
+  /// newer one.
+  ///
+  /// It ticks with a ``ClockPeriodicTaskLauncher`` on `clock`: pass the world's clock, which a
+  /// test replaces with a manual clock. Each action runs in a task made by the `execute` that
+  /// passed it (a flushed synchronous one runs inside ``flush()``), so it reads the task-local
+  /// values of the code that passed it. An interval that is not positive is a programmer error
+  /// and stops the program with a message naming it.
+  ///
+  /// ```swift
+  /// let debouncer = Debouncer(interval: .milliseconds(300), clock: Current.clock)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: The quiet time before an action runs; must be positive.
+  ///   - clock: The clock to tick on; a concrete clock or an `any Clock<Duration>`.
+  public init(interval: Duration, clock: some Clock<Duration>) {
+    self.interval = interval
+    core = LimiterCore(
+      interval: interval, launcher: ClockPeriodicTaskLauncher(clock: clock),
+      api: "Debouncer(interval:clock:)")
+  }
+
+  /// Creates a debouncer that runs an action once `interval` has passed without a newer one,
+  /// ticked by `launcher`.
   ///
   /// An interval that is not positive is a programmer error and stops the program with a
   /// message naming it. The debouncer sets the launcher's interval and task and starts and
@@ -47,18 +75,14 @@ public final class Debouncer: Sendable {
   /// - Parameters:
   ///   - interval: The quiet time before an action runs; must be positive.
   ///   - launcher: What ticks every `interval`: a new ``DefaultPeriodicTaskLauncher`` by
-  ///     default (actions then run on its private queue), or a ``FakePeriodicTaskLauncher`` in
-  ///     tests.
+  ///     default (actions then run on its private queue), a ``FakePeriodicTaskLauncher`` in
+  ///     tests, or a ``ClockPeriodicTaskLauncher``.
   public init(
     interval: Duration,
     launcher: any PeriodicTaskLauncher = DefaultPeriodicTaskLauncher()
   ) {
-    guard interval > .zero else {
-      fatalError(
-        "Debouncer(interval:launcher:): interval must be positive, got \(interval)")
-    }
     self.interval = interval
-    core = LimiterCore(interval: interval, launcher: launcher)
+    core = LimiterCore(interval: interval, launcher: launcher, api: "Debouncer(interval:launcher:)")
   }
 
   /// Makes `action` the one to run after the next quiet interval, replacing any waiting
@@ -73,7 +97,24 @@ public final class Debouncer: Sendable {
   ///
   /// - Parameter action: The work to debounce.
   public func execute(_ action: @escaping @Sendable () -> Void) {
-    core.execute(action)
+    core.execute(sync: action) { action() }
+  }
+
+  /// Makes the asynchronous `action` the one to run after the next quiet interval, replacing
+  /// any waiting action, and restarts the interval.
+  ///
+  /// The action runs in a task; the debouncer counts it as running until it returns, so no
+  /// other action starts meanwhile, and a tick that comes meanwhile is skipped (the waiting
+  /// action runs at the next tick). With a clock, the task is made by this call, so the action
+  /// reads the caller's task-local values; with a launcher, it is made where its tick runs.
+  ///
+  /// ```swift
+  /// debouncer.execute { await search("swift") }   // one quiet interval after this call
+  /// ```
+  ///
+  /// - Parameter action: The work to debounce.
+  public func execute(_ action: @escaping @Sendable () async -> Void) {
+    core.execute(sync: nil, async: action)
   }
 
   /// Drops the waiting action; no action starts after `cancel()` returns unless executed
@@ -92,8 +133,9 @@ public final class Debouncer: Sendable {
 
   /// Runs the waiting action now, on the calling thread, and returns whether there was one.
   ///
-  /// If another action is running (on another thread, or the caller itself when called from
-  /// inside an action), the waiting action runs right after it returns, on that thread.
+  /// An asynchronous action starts now, in its task. If another action is running (on another
+  /// thread, or the caller itself when called from inside an action), the waiting action runs
+  /// right after it returns.
   ///
   /// ```swift
   /// debouncer.execute { print(1) }

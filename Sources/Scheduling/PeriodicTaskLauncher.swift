@@ -1,6 +1,6 @@
-/// Something that runs a task periodically while it is active: a real timer
-/// (``DefaultPeriodicTaskLauncher``) or a fake that tests fire by hand
-/// (``FakePeriodicTaskLauncher``).
+/// Something that runs a task periodically while it is active: a task that sleeps on a clock
+/// (``ClockPeriodicTaskLauncher``), a dispatch timer (``DefaultPeriodicTaskLauncher``), or a
+/// fake that tests fire by hand (``FakePeriodicTaskLauncher``).
 ///
 /// ``RateLimiter`` and ``Debouncer`` take a launcher so that tests can replace real time with
 /// explicit ticks:

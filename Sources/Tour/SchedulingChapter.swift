@@ -1,9 +1,11 @@
 import Foundation
+import TinyEnvironment
 import TinyScheduling
 import TinyWaiting
 
 /// TinyScheduling: 20 rapid taps through a real rate limiter and a real debouncer, a launcher
-/// that keeps to its grid, and the fake launcher that makes the same logic testable.
+/// that keeps to its grid, a debounced search tested on the world's clock, and the fake
+/// launcher.
 let schedulingChapter = Chapter(
   title: "TinyScheduling — rate limiting, debouncing, and a launcher with no drift",
   problem: """
@@ -66,6 +68,30 @@ let schedulingChapter = Chapter(
   let meanLateness = lateness.reduce(.zero, +) / max(1, lateness.count)
   show("mean lateness", "\(meanLateness.milliseconds) ms")
   show("30th tick, ideal 300 ms", "\(times.last?.milliseconds ?? "-") ms")
+
+  print()
+  say("On the world's clock, a debounced search is tested without waiting: the mock world's")
+  say("clock is a ManualClock, and the search still sees the test's world when it runs.")
+  let manual = ManualClock()
+  let (early, searched) = await withWorld(.mock) { () async -> ([String], [String]) in
+    Current.clock = manual  // allow-current-assignment
+    let searches = EventLog()
+    /// The app's search: the world's request ID, then the query's results.
+    @Sendable func fetchResults(for query: String) async -> String {
+      "request \(Current.uuid().uuidString.suffix(2)): results for \(query)"
+    }
+    let debouncer = Debouncer(interval: .milliseconds(300), clock: Current.clock)
+    for query in ["s", "sw", "swift"] {
+      debouncer.execute { searches.record(await fetchResults(for: query)) }
+    }
+    await manual.waitForSleepers()
+    await manual.advance(by: .milliseconds(299))
+    let early = searches.recorded
+    await manual.advance(by: .milliseconds(1))
+    return (early, searches.recorded)
+  }
+  show("execute × 3; await clock.advance(by: 299 ms)", "searched \(early)")
+  show("await clock.advance(by: .milliseconds(1))", "searched \(searched)")
 
   print()
   say("In tests, FakePeriodicTaskLauncher replaces time with explicit ticks:")

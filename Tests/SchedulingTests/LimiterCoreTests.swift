@@ -6,28 +6,29 @@ import TinyTestSupport
 @Suite(.timeLimit(suiteTimeLimit)) struct LimiterCoreTests {
   @Test func actionsThatWaitedRunInOrderRightAfterTheRunningOneOnItsThread() {
     let launcher = FakePeriodicTaskLauncher()
-    let core = LimiterCore<RateLimiterState<Work>>(
-      interval: .seconds(1), launcher: launcher)
+    let core = LimiterCore<RateLimiterState<Action>>(
+      interval: .seconds(1), launcher: launcher, api: "test")
     let log = Recorder<String>()
-    core.execute {
+    let a: @Sendable () -> Void = {
       log.record("a")
       core.cancel()
-      core.execute { log.record("b") }  // quiescent again, but "a" still runs: b waits
-      core.execute { log.record("c") }  // kept for the next tick
+      core.execute(sync: { log.record("b") }, async: {})  // quiescent again, "a" runs: b waits
+      core.execute(sync: { log.record("c") }, async: {})  // kept for the next tick
       #expect(core.flush())  // c waits too, after b
       log.record("a ends")
     }
+    core.execute(sync: a, async: {})
     #expect(log.all == ["a", "a ends", "b", "c"])
   }
 
   @Test func setsTheLaunchersTaskAndStopsItWhenReleased() {
     let launcher = FakePeriodicTaskLauncher()
-    weak var weakCore: LimiterCore<DebouncerState<Work>>?
+    weak var weakCore: LimiterCore<DebouncerState<Action>>?
     do {
-      let core = LimiterCore<DebouncerState<Work>>(
-        interval: .seconds(2), launcher: launcher)
+      let core = LimiterCore<DebouncerState<Action>>(
+        interval: .seconds(2), launcher: launcher, api: "test")
       weakCore = core
-      core.execute {}
+      core.execute(sync: {}, async: {})
       #expect(launcher.interval == .seconds(2))
       #expect(launcher.isActive)
     }

@@ -1,5 +1,6 @@
 // TinyScheduling: the default launcher's tick lateness and drift over 1,000 ticks at 10 ms,
-// beside a raw DispatchSourceTimer and a relative `Task.sleep` loop; 1,000 events 1 ms apart
+// beside a raw DispatchSourceTimer and a relative `Task.sleep` loop; the clock launcher's over
+// 200 ticks on the continuous clock, beside the default launcher's; 1,000 events 1 ms apart
 // through a 50 ms RateLimiter, beside OpenCombine's throttle and swift-async-algorithms'
 // throttle; and FakePeriodicTaskLauncher.fire() beside a direct call and combine-schedulers'
 // TestScheduler.
@@ -54,18 +55,34 @@ let finalDrift = BenchmarkMetric.custom(
 let tickCount = 1_000
 let tickInterval = Duration.milliseconds(10)
 
-/// Records mean lateness and final drift of `ticks` against the grid `start + k × interval`.
+/// Records mean lateness and final drift of the first `count` of `ticks` against the grid
+/// `start + k × interval`.
 func recordLateness(
   of ticks: [(label: Int, at: ContinuousClock.Instant)], from start: ContinuousClock.Instant,
-  in benchmark: Benchmark
+  count: Int = tickCount, in benchmark: Benchmark
 ) {
-  let lateness = ticks.prefix(tickCount).enumerated().map { index, tick in
+  let lateness = ticks.prefix(count).enumerated().map { index, tick in
     tick.at - (start + tickInterval * (index + 1))
   }
-  precondition(lateness.count == tickCount, "expected \(tickCount) ticks, got \(lateness.count)")
+  precondition(lateness.count == count, "expected \(count) ticks, got \(lateness.count)")
   benchmark.measurement(
     meanLateness, microseconds(lateness.reduce(.zero, +) / lateness.count))
   benchmark.measurement(finalDrift, microseconds(lateness.last!))
+}
+
+/// Starts `launcher` at 10 ms, waits for its `count`th tick, and records lateness and drift.
+func measureTicks(of launcher: some PeriodicTaskLauncher, count: Int, in benchmark: Benchmark) {
+  let ticks = Timeline(capacity: count + 10)
+  let done = DispatchSemaphore(value: 0)
+  launcher.every(tickInterval) {
+    ticks.append(0)
+    if ticks.all.count == count { done.signal() }
+  }
+  let start = ContinuousClock.now
+  launcher.start()
+  done.wait()
+  launcher.stop()
+  recordLateness(of: ticks.all, from: start, count: count, in: benchmark)
 }
 
 // MARK: - Throttling 1,000 events
@@ -132,18 +149,7 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("1,000 ticks at 10 ms · TinyScheduling DefaultPeriodicTaskLauncher",
     configuration: ticking
   ) { benchmark in
-    let ticks = Timeline(capacity: tickCount + 10)
-    let done = DispatchSemaphore(value: 0)
-    let launcher = DefaultPeriodicTaskLauncher()
-    launcher.every(tickInterval) {
-      ticks.append(0)
-      if ticks.all.count == tickCount { done.signal() }
-    }
-    let start = ContinuousClock.now
-    launcher.start()
-    done.wait()
-    launcher.stop()
-    recordLateness(of: ticks.all, from: start, in: benchmark)
+    measureTicks(of: DefaultPeriodicTaskLauncher(), count: tickCount, in: benchmark)
   }
 
   Benchmark("1,000 ticks at 10 ms · raw DispatchSourceTimer", configuration: ticking) {
@@ -172,6 +178,25 @@ let benchmarks: @Sendable () -> Void = {
       ticks.append(0)
     }
     recordLateness(of: ticks.all, from: start, in: benchmark)
+  }
+
+  // The clock launcher on the continuous clock beside the dispatch launcher: 200 ticks at
+  // 10 ms, three 2 s iterations each, in one run.
+  let ticking200 = Benchmark.Configuration(
+    metrics: [.wallClock, meanLateness, finalDrift], timeUnits: .milliseconds, warmupIterations: 0,
+    scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 3)
+
+  Benchmark("200 ticks at 10 ms · TinyScheduling DefaultPeriodicTaskLauncher",
+    configuration: ticking200
+  ) { benchmark in
+    measureTicks(of: DefaultPeriodicTaskLauncher(), count: 200, in: benchmark)
+  }
+
+  Benchmark("200 ticks at 10 ms · TinyScheduling ClockPeriodicTaskLauncher, continuous clock",
+    configuration: ticking200
+  ) { benchmark in
+    measureTicks(
+      of: ClockPeriodicTaskLauncher(clock: ContinuousClock()), count: 200, in: benchmark)
   }
 
   // Throttling: 1,000 events 1 ms apart through a 50 ms limiter; about 1 s per iteration (the

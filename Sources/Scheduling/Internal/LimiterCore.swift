@@ -45,12 +45,13 @@ protocol LimiterStateMachine<Action>: Sendable {
 /// 2. **Dropped actions** (replaced or cancelled), released: their `deinit` may use the
 ///    limiter.
 /// 3. **Actions**, one after the other: the one the step asks for, then every one that waited
-///    for it.
+///    for it. An action that runs in a task (see ``Action``) ends the turn of this thread: the
+///    task carries on with the actions that wait when it returns.
 ///
-/// The launcher's task refers to the core weakly, so there is no retain cycle; releasing the
-/// core cancels it.
+/// The launcher's task, and the tasks that run actions, refer to the core weakly, so there is
+/// no retain cycle; releasing the core cancels it.
 final class LimiterCore<Machine: LimiterStateMachine>: Sendable
-where Machine.Action == Work {
+where Machine.Action == Action {
   /// The machine, and the launcher commands it decided that are not carried out yet.
   private struct State: Sendable {
     var machine = Machine()
@@ -61,10 +62,18 @@ where Machine.Action == Work {
   }
 
   private let launcher: any PeriodicTaskLauncher
+  /// Whether each action runs in a task made by its `execute` (with a clock launcher).
+  private let carries: Bool
   private let state = Locked(State())
 
-  init(interval: Duration, launcher: any PeriodicTaskLauncher) {
+  /// Sets the launcher's interval and task; an interval that is not positive stops the program
+  /// with a message naming `api`.
+  init(interval: Duration, launcher: any PeriodicTaskLauncher, api: String) {
+    guard interval > .zero else {
+      fatalError("\(api): interval must be positive, got \(interval)")
+    }
     self.launcher = launcher
+    carries = launcher is ClockPeriodicTaskLauncher
     launcher.every(interval) { [weak self] in self?.tick() }
   }
 
@@ -72,18 +81,21 @@ where Machine.Action == Work {
     cancel()
   }
 
-  func execute(_ action: @escaping @Sendable () -> Void) {
-    let work = Work(run: action)
-    perform { $0.execute(work) }
+  /// A new action: `sync` when it may run on the calling thread, and `async`, what a task runs.
+  func execute(sync: (@Sendable () -> Void)?, async: @escaping @Sendable () async -> Void) {
+    let action = Action(sync: sync, async: async, carried: carries) { [weak self] in
+      self?.finished()
+    }
+    perform(here: true) { $0.execute(action) }
   }
 
   func cancel() {
-    perform { $0.cancel() }
+    perform(here: true) { $0.cancel() }
   }
 
   func flush() -> Bool {
     var flushed = false
-    perform { machine in
+    perform(here: true) { machine in
       let result = machine.flush()
       flushed = result.flushed
       return result.step
@@ -92,14 +104,20 @@ where Machine.Action == Work {
   }
 
   private func tick() {
-    perform { $0.tick() }
+    perform(here: false) { $0.tick() }
+  }
+
+  /// An action that ran in a task returned: runs the next one that waited for it, if any.
+  private func finished() {
+    run(state.withLock { $0.machine.finish() }, here: false)
   }
 
   /// Runs one step under the lock; then, with no lock held, carries out its launcher command
   /// (and those queued meanwhile) if no other thread is calling the launcher, releases the
   /// actions it dropped, and runs the action it asks for and every one that waited for it.
-  private func perform(_ step: (inout Machine) -> LimiterStep<Work>) {
-    var (next, command) = state.withLock { state -> (LimiterStep<Work>, LauncherCommand?) in
+  /// `here` says whether the step comes from the user's own call (not from a tick).
+  private func perform(here: Bool, _ step: (inout Machine) -> LimiterStep<Action>) {
+    var (next, command) = state.withLock { state -> (LimiterStep<Action>, LauncherCommand?) in
       var next = step(&state.machine)
       guard let command = next.launcher else { return (next, nil) }
       next.launcher = nil
@@ -128,10 +146,17 @@ where Machine.Action == Work {
       next.droppedWaiting = []
       Trampoline.release((next.dropped.take(), consume waiting))
     }
-    guard let first = next.run.take() else { return }
-    first.run()
-    while let following = state.withLock({ $0.machine.finish() }) {
-      following.run()
+    run(next.run.take(), here: here)
+  }
+
+  /// Runs `action`, then each action that waited for it, for as long as they run on this
+  /// thread; one that runs in a task takes the rest along when it returns (see `finished()`).
+  private func run(_ first: Action?, here: Bool) {
+    var next = first
+    var here = here
+    while let action = next, action.run(here: here) {
+      next = state.withLock { $0.machine.finish() }
+      here = false  // an action that waited runs in its own carrier, if it has one
     }
   }
 }

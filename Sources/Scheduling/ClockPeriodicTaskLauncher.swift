@@ -1,0 +1,112 @@
+/// A launcher that ticks on any clock: the world's clock in app code, a manual clock that the
+/// test moves in tests.
+///
+/// Ticks come at `start + interval`, `start + 2 × interval`, … in the clock's own instants,
+/// where `start` is the clock's `now` when the launcher started: a late tick does not delay the
+/// next one, so the launcher never drifts from its grid. Both a concrete clock and an
+/// `any Clock<Duration>` (such as `Current.clock`) can be passed.
+///
+/// ```swift
+/// let launcher = ClockPeriodicTaskLauncher(clock: ContinuousClock())
+/// launcher.every(.seconds(1)) { refresh() }
+/// launcher.start()          // refresh() at 1 s, 2 s, 3 s, … after this call
+/// launcher.stop()           // no tick starts after this returns
+/// ```
+///
+/// - The ticks run in a task that the call that starts the grid makes (``start()``, or
+///   ``every(_:launch:)`` when it sets a new interval while active), so the task reads that
+///   code's task-local values, such as the world of a `withWorld` scope. Ticks never overlap.
+/// - When a tick's task runs past the next deadlines (or the clock jumps past them), those
+///   deadlines are not made up: the launcher ticks once for all of them, at once, and carries
+///   on with the next deadline of its grid, as a dispatch timer does.
+/// - ``start()`` and ``stop()`` are idempotent and safe from any thread and from inside the
+///   task. ``stop()`` cancels the sleeping task, so a manual clock is left with no sleeper.
+///   Releasing an active launcher stops it: its task refers to the launcher weakly.
+/// - An interval that is not positive is a programmer error. Deadlines must stay within the
+///   clock's range of instants (a manual clock's or the continuous clock's are many thousands
+///   of years).
+public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
+  private let core: LauncherCore
+
+  /// Creates an inactive launcher that ticks on `clock`.
+  ///
+  /// ```swift
+  /// let ticking = ClockPeriodicTaskLauncher(clock: Current.clock)   // the world's clock
+  /// ```
+  ///
+  /// - Parameter clock: The clock whose instants the grid is made of.
+  public init(clock: some Clock<Duration>) {
+    // Each grid is a task that sleeps to each deadline in turn and ticks there.
+    core = LauncherCore(name: "ClockPeriodicTaskLauncher") { interval, tick in
+      let start = clock.now
+      let ticking = startTask {
+        var deadline = start
+        while true {
+          deadline = deadline.advanced(by: interval)
+          do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+          let late = deadline.duration(to: clock.now)
+          if late >= interval {  // coalesces the deadlines that passed meanwhile into this tick
+            deadline = deadline.advanced(by: interval * Int(Swift.min(late / interval, 1e18)))
+          }
+          guard tick() else { return }
+        }
+      }
+      return { ticking.cancel() }
+    }
+  }
+
+  /// Sets the interval and replaces the task; while active, a new interval restarts the grid
+  /// from now.
+  ///
+  /// With the same interval as before, only the task changes and the grid stays. An interval
+  /// that is not positive stops the program with a message naming it.
+  ///
+  /// ```swift
+  /// launcher.every(.seconds(1)) { print("a") }
+  /// launcher.start()
+  /// launcher.every(.seconds(1)) { print("b") }    // "b" from the next tick, same grid
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: The time between two ticks; must be positive.
+  ///   - task: What each tick runs, in the launcher's ticking task.
+  public func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
+    core.every(interval, launch: task)
+  }
+
+  /// Whether the launcher is between a ``start()`` and a ``stop()``.
+  ///
+  /// ```swift
+  /// ClockPeriodicTaskLauncher(clock: ContinuousClock()).isActive    // false
+  /// ```
+  public var isActive: Bool {
+    core.isActive
+  }
+
+  /// Starts ticking, the first tick one interval from the clock's now; changes nothing while
+  /// active.
+  ///
+  /// Before ``every(_:launch:)`` the launcher becomes active and starts ticking once it gets
+  /// an interval.
+  ///
+  /// ```swift
+  /// launcher.start()
+  /// launcher.isActive         // true
+  /// ```
+  public func start() {
+    core.start()
+  }
+
+  /// Stops ticking: no tick starts after this returns; changes nothing while inactive.
+  ///
+  /// A tick already running finishes. Calling it from inside the task is fine. The ticking
+  /// task is cancelled, so it leaves the clock.
+  ///
+  /// ```swift
+  /// launcher.stop()
+  /// launcher.isActive         // false
+  /// ```
+  public func stop() {
+    core.stop()
+  }
+}

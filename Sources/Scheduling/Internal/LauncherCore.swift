@@ -1,0 +1,127 @@
+import TinyInternals
+
+/// What the two real launchers share: the interval, the task, whether it is active, and the
+/// grid that ticks, a dispatch timer (``DefaultPeriodicTaskLauncher``) or a task that sleeps on
+/// a clock (``ClockPeriodicTaskLauncher``).
+///
+/// Each grid is numbered. A tick runs the task only while the launcher is active and its grid
+/// is the current one, checked under the lock, so no tick starts after `stop()` returns. Grids
+/// are started and cancelled after the lock: a clock may be the user's own type.
+final class LauncherCore: Sendable {
+  /// Starts a grid that begins now and calls `tick` at each of its deadlines (until `tick`
+  /// returns `false`); returns what cancels it.
+  typealias StartGrid =
+    @Sendable (_ interval: Duration, _ tick: @escaping @Sendable () -> Bool) -> Cancel
+  typealias Cancel = @Sendable () -> Void
+
+  private struct State {
+    var interval: Duration?
+    var task: Work?
+    var isActive = false
+    var cancelGrid: Cancel?
+    /// How many grids have started: a tick of a replaced grid runs nothing.
+    var generation: UInt64 = 0
+  }
+
+  /// A grid to start after the lock, and the one it replaces, to cancel.
+  private struct Grid {
+    let generation: UInt64
+    let interval: Duration
+    let replaced: Cancel?
+  }
+
+  /// The launcher's type name, for the message of a bad interval.
+  private let name: String
+  private let startGrid: StartGrid
+  private let state = Locked(State())
+
+  init(name: String, startGrid: @escaping StartGrid) {
+    self.name = name
+    self.startGrid = startGrid
+  }
+
+  deinit {
+    // The task may hold another launcher, whose task holds another, and so on: released
+    // through the trampoline, with no lock held, such a chain is freed one after another.
+    let (cancelGrid, task) = state.withLock { ($0.cancelGrid.take(), $0.task.take()) }
+    cancelGrid?()
+    Trampoline.release(consume task)
+  }
+
+  func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
+    guard interval > .zero else {
+      fatalError("\(name).every(_:launch:): interval must be positive, got \(interval)")
+    }
+    let (replaced, grid) = state.withLock { state -> (Work?, Grid?) in
+      let old = state.task.take()
+      state.task = Work(run: task)
+      guard state.interval != interval else { return (old, nil) }
+      state.interval = interval
+      return (old, state.isActive ? newGrid(&state) : nil)
+    }
+    // After the lock: the old task is the user's closure, and its release may run a `deinit`
+    // that calls this launcher.
+    withExtendedLifetime(replaced) {}
+    if let grid { begin(grid) }
+  }
+
+  var isActive: Bool {
+    state.withLock { $0.isActive }
+  }
+
+  /// How many grids have started: lets the tests tell a grid that was kept from one that
+  /// restarted, which no clock reading can do on a busy machine.
+  var gridsStarted: UInt64 {
+    state.withLock { $0.generation }
+  }
+
+  func start() {
+    let grid = state.withLock { state -> Grid? in
+      guard !state.isActive else { return nil }
+      state.isActive = true
+      return newGrid(&state)
+    }
+    if let grid { begin(grid) }
+  }
+
+  func stop() {
+    let stopped = state.withLock { state -> Cancel? in
+      guard state.isActive else { return nil }
+      state.isActive = false
+      return state.cancelGrid.take()
+    }
+    stopped?()
+  }
+
+  /// Under the lock: numbers a new grid, if there is an interval, and takes out the grid it
+  /// replaces.
+  private func newGrid(_ state: inout State) -> Grid? {
+    guard let interval = state.interval else { return nil }
+    state.generation &+= 1
+    return Grid(generation: state.generation, interval: interval, replaced: state.cancelGrid.take())
+  }
+
+  /// After the lock: cancels the replaced grid and starts the new one, which is kept unless a
+  /// `stop()` or another grid came meanwhile (then it is cancelled at once).
+  private func begin(_ grid: Grid) {
+    grid.replaced?()
+    let generation = grid.generation
+    let cancel = startGrid(grid.interval) { [weak self] in self?.tick(of: generation) ?? false }
+    let stale = state.withLock { state -> Cancel? in
+      guard state.isActive, state.generation == generation else { return cancel }
+      state.cancelGrid = cancel
+      return nil
+    }
+    stale?()
+  }
+
+  /// Runs the task, unless the launcher stopped or started another grid since this grid began;
+  /// returns whether the grid is still the current one.
+  private func tick(of generation: UInt64) -> Bool {
+    let task = state.withLock { state in
+      state.isActive && state.generation == generation ? state.task : nil
+    }
+    task?.run()
+    return task != nil
+  }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import TinyTestSupport
+import TinyWaiting
+
+@testable import TinyScheduling
+
+/// The clock launcher on a `StepClock`; TinyBlocksTests runs it on TinyEnvironment's
+/// `ManualClock` too.
+@Suite(.timeLimit(suiteTimeLimit)) struct ClockPeriodicTaskLauncherTests {
+  @Test func startReturnsWithTheTickingTaskAsleepOnTheClock() {
+    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    launcher.every(.seconds(1)) {}
+    launcher.start()
+    #expect(clock.sleeperCount == 1)  // no wait: the task ran here until it slept
+    launcher.stop()
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func ticksOnAGridThatBeginsAtStart() async {
+    let clock = StepClock()
+    clock.advance(to: .init(offset: .seconds(5)))
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter(count: 2)
+    launcher.every(.seconds(2)) {
+      ticks.record(clock.now.offset)
+      ticked.finish()
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .milliseconds(6_999)))
+    #expect(clock.sleeperCount == 1)  // not due yet
+    clock.advance(to: .init(offset: .seconds(7)))
+    await clock.waitForSleepers()  // after the tick, asleep until the next deadline
+    clock.advance(to: .init(offset: .seconds(9)))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    #expect(ticks.all == [.seconds(7), .seconds(9)])
+    launcher.stop()
+  }
+
+  @Test func deadlinesThatPassDuringATickAreCoalescedIntoOneTick() async {
+    // The first tick's task takes 2.5 s of the clock's time: the deadlines at 2 s and 3 s
+    // pass meanwhile, so one tick runs for both, at once, and the grid goes on at 4 s.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter(count: 2)
+    launcher.every(.seconds(1)) {
+      ticks.record(clock.now.offset)
+      if ticks.count == 1 { clock.advance(to: .init(offset: .milliseconds(3_500))) }
+      ticked.finish()
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(1)))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    await clock.waitForSleepers()
+    #expect(ticks.all == [.seconds(1), .milliseconds(3_500)])
+    clock.advance(to: .init(offset: .seconds(4)))
+    await clock.waitForSleepers()
+    #expect(ticks.all == [.seconds(1), .milliseconds(3_500), .seconds(4)])
+    launcher.stop()
+  }
+
+  @Test func releasingAnActiveLauncherStopsIt() async {
+    let clock = StepClock()
+    weak var weakLauncher: ClockPeriodicTaskLauncher?
+    do {
+      let launcher = ClockPeriodicTaskLauncher(clock: clock)
+      weakLauncher = launcher
+      launcher.every(.seconds(1)) {}
+      launcher.start()
+      await clock.waitForSleepers()
+    }
+    #expect(weakLauncher == nil)
+    #expect(clock.sleeperCount == 0)  // its sleeping task was cancelled
+  }
+
+  @Test func startStopAndEveryFromManyThreadsLeaveOneGridOrNone() async {
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    launcher.every(.seconds(1)) {}
+    await onThreads(4) { thread in
+      for index in 0..<stressVolume(full: 5_000, quick: 500) {
+        switch (thread + index) % 3 {
+        case 0: launcher.start()
+        case 1: launcher.stop()
+        default: launcher.every(.seconds(index % 2 == 0 ? 1 : 2)) {}
+        }
+      }
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    #expect(clock.sleeperCount == 1)  // every other grid's task was cancelled
+    launcher.stop()
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aGridStartedWhileAnotherThreadStopsTheLauncherIsCancelled() async {
+    // start() reads the clock after its lock; a stop() comes meanwhile: the grid that start()
+    // then begins must neither stay asleep on the clock nor tick.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Counter()
+    launcher.every(.seconds(1)) { ticks.increment() }
+    let reached = Gate()
+    let release = Gate()
+    clock.holdNextRead(reached: reached, release: release)
+    let started = startThread { launcher.start() }
+    await reached.opened()
+    launcher.stop()
+    release.open()
+    await started.opened()
+    #expect(clock.sleeperCount == 0)
+    clock.advance(to: .init(offset: .seconds(5)))
+    #expect(ticks.value == 0)
+  }
+
+  @Test func aTickOfAReplacedGridRunsNothing() async {
+    // The grid's task wakes at 1 s; while it reads the time, a new interval replaces its grid.
+    // Its tick must not run the task: the next tick is the new grid's, at 1 s + 2 s.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter()
+    launcher.every(.seconds(1)) {}
+    launcher.start()
+    await clock.waitForSleepers()
+    let reached = Gate()
+    let release = Gate()
+    clock.holdNextRead(reached: reached, release: release)
+    clock.advance(to: .init(offset: .seconds(1)))
+    await reached.opened()
+    launcher.every(.seconds(2)) {
+      ticks.record(clock.now.offset)
+      ticked.finish()
+    }
+    release.open()
+    // Nothing may tick until the clock reaches the new grid's deadline: the woken task, running
+    // again now, gets a tenth of a second to show that it ticks.
+    #expect(await !ticked.wait(timeout: .milliseconds(100)))
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(3)))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    launcher.stop()
+    #expect(ticks.all == [.seconds(3)])
+  }
+
+  @Test func aKeptActionReadsTheValuesOfItsOwnExecute() async {
+    let clock = StepClock()
+    let limiter = RateLimiter(interval: .seconds(1), clock: clock)
+    let seen = Recorder<String>()
+    let ran = Waiter(count: 2)
+    for name in ["first", "replaced", "kept"] {
+      Scope.$name.withValue(name) {
+        limiter.execute {
+          seen.record(Scope.name)
+          ran.finish()
+        }
+      }
+    }
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(1)))  // the tick, in the launcher's task
+    #expect(await ran.wait(timeout: helperTimeout))
+    #expect(seen.all == ["first", "kept"])
+    limiter.cancel()
+  }
+
+  @Test func aNonPositiveIntervalIsAProgrammerErrorNamingTheValue() async throws {
+    let zero = try await #require(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) { ClockPeriodicTaskLauncher(clock: ContinuousClock()).every(.zero) {} }
+    #expect(
+      String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
+        "ClockPeriodicTaskLauncher.every(_:launch:): interval must be positive, got 0.0 seconds"))
+  }
+}

@@ -1,0 +1,142 @@
+// TinyScheduling's clock launcher, driven by TinyEnvironment's ManualClock (the block's own
+// tests run it on a StepClock, including its coalescing and its races).
+
+import Foundation
+import Testing
+import TinyEnvironment
+import TinyScheduling
+import TinyTestSupport
+import TinyWaiting
+
+@Suite(.timeLimit(suiteTimeLimit)) struct ClockLauncherTests {
+  @Test func ticksOnAGridOfTheClocksInstantsFromStart() async {
+    let clock = ManualClock()
+    await clock.advance(by: .seconds(5))  // the grid begins at start(), not at the clock's zero
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    launcher.every(.seconds(2)) { ticks.record(clock.now.offset) }
+    #expect(clock.sleeperCount == 0)  // inactive: nothing sleeps
+    launcher.start()
+    await clock.waitForSleepers()
+    await clock.advance(by: .milliseconds(1_999))
+    #expect(ticks.all == [])
+    await clock.advance(by: .seconds(4) + .milliseconds(1))
+    #expect(ticks.all == [.seconds(7), .seconds(9), .seconds(11)])
+    launcher.stop()
+    #expect(clock.sleeperCount == 0)  // stop() cancelled the sleeping task
+  }
+
+  @Test func startAndStopAreIdempotentAndNoTickStartsAfterStop() async {
+    let clock = ManualClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Counter()
+    launcher.every(.seconds(1)) { ticks.increment() }
+    launcher.stop()  // inactive: nothing
+    launcher.start()
+    await clock.waitForSleepers()
+    launcher.start()  // active: no second grid
+    await clock.advance(by: .seconds(3))
+    #expect(ticks.value == 3)
+    #expect(clock.sleeperCount == 1)
+    launcher.stop()
+    launcher.stop()
+    #expect(!launcher.isActive)
+    await clock.advance(by: .seconds(3))
+    #expect(ticks.value == 3)
+  }
+
+  @Test func aStartBeforeEveryTicksOnceTheLauncherHasAnInterval() async {
+    let clock = ManualClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<Duration>()
+    launcher.start()
+    #expect(launcher.isActive)
+    await clock.advance(by: .seconds(1))
+    launcher.every(.seconds(2)) { ticks.record(clock.now.offset) }  // the grid begins here
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(4))
+    #expect(ticks.all == [.seconds(3), .seconds(5)])
+    launcher.stop()
+  }
+
+  @Test func everyWithTheSameIntervalKeepsTheGridAndANewIntervalRestartsIt() async {
+    let clock = ManualClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<String>()
+    launcher.every(.seconds(2)) { ticks.record("a \(clock.now.offset)") }
+    launcher.start()
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(1))
+    launcher.every(.seconds(2)) { ticks.record("b \(clock.now.offset)") }  // same grid
+    await clock.advance(by: .seconds(2))
+    launcher.every(.seconds(3)) { ticks.record("c \(clock.now.offset)") }  // a grid from 3 s
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(3))
+    #expect(ticks.all == ["b 2.0 seconds", "c 6.0 seconds"])
+    launcher.stop()
+  }
+
+  @Test func theTaskMayStopStartAndReplaceItself() async {
+    let clock = ManualClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let ticks = Recorder<String>()
+    launcher.every(.seconds(2)) { [weak launcher] in
+      ticks.record("tick \(clock.now.offset)")
+      launcher?.stop()
+      launcher?.start()  // a new grid from 2 s
+      launcher?.every(.seconds(2)) { ticks.record("next \(clock.now.offset)") }
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(4))
+    #expect(ticks.all == ["tick 2.0 seconds", "next 4.0 seconds"])
+    #expect(clock.sleeperCount == 1)  // the first grid's task ended
+    launcher.stop()
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func releasingAnActiveLauncherStopsItAndFreesItsTask() async {
+    let clock = ManualClock()
+    weak var weakLauncher: ClockPeriodicTaskLauncher?
+    let taskFreed = Gate()
+    do {
+      let launcher = ClockPeriodicTaskLauncher(clock: clock)
+      weakLauncher = launcher
+      let marker = OnDeinit { taskFreed.open() }
+      launcher.every(.seconds(1)) { withExtendedLifetime(marker) {} }
+      launcher.start()
+      await clock.waitForSleepers()
+    }
+    #expect(weakLauncher == nil)
+    #expect(taskFreed.isOpen)
+    #expect(clock.sleeperCount == 0)  // its sleeping task was cancelled
+  }
+
+  @Test func takesTheWorldsClockAsAnyClock() async {
+    let manual = ManualClock()
+    await withWorld(.mock) { () async in
+      Current.clock = manual
+      let launcher = ClockPeriodicTaskLauncher(clock: Current.clock)
+      let ids = Recorder<UUID>()
+      launcher.every(.seconds(1)) { ids.record(Current.uuid()) }  // the scope of start()
+      launcher.start()
+      await manual.waitForSleepers()
+      await manual.advance(by: .seconds(2))
+      launcher.stop()
+      #expect(
+        ids.all.map(\.uuidString) == [
+          "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001",
+        ])
+    }
+  }
+
+  @Test func ticksOnTheContinuousClock() async {
+    let launcher = ClockPeriodicTaskLauncher(clock: ContinuousClock())
+    let threeTicks = Waiter(count: 3)
+    launcher.every(.milliseconds(5)) { threeTicks.finish() }
+    launcher.start()
+    #expect(await threeTicks.wait(timeout: helperTimeout))
+    launcher.stop()
+  }
+
+}
