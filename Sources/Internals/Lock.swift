@@ -5,9 +5,10 @@
 // - Apple platforms: `os_unfair_lock` (`Mutex` needs macOS 15), which stops the program itself
 //   when a thread takes it again.
 //
-// `Locked` (and `ThreadState`, which it reads) is `@usableFromInline`, and its members are
-// `@inlinable`: otherwise the other modules of the package do not see their bodies, and every
-// `init` and `withLock` is an unspecialized generic call.
+// `Locked` is a public type of this internal target with `@inlinable` package members: otherwise
+// the other modules of the package do not see their bodies, and every `init` and `withLock` is
+// an unspecialized generic call. The holder's thread is read through `ThreadState.number`,
+// which no other module sees into (see there).
 //
 // No user code runs under it: a block takes out of the locked state what must be called or
 // released, unlocks, and only then calls or releases it. (The documented exceptions are closures

@@ -9,7 +9,7 @@
 #endif
 
 /// What each thread keeps for TinyBlocks, made on the thread's first use and freed when the
-/// thread ends: the trampoline's queue, and a number that names the thread.
+/// thread ends: the trampoline's queue; and a number that names the thread.
 @usableFromInline package struct ThreadState {
   /// Whether the thread is running trampolined work.
   var isRunningTrampoline = false
@@ -27,14 +27,21 @@
     return state
   }
 
-  /// A number that names the calling thread while it runs, never 0: the address of its state.
+  /// A number that names the calling thread while it runs, never 0: its `pthread_t`.
   ///
-  /// A function call every time, unlike `pthread_self()`, which the C library declares `const`:
-  /// the optimizer may reuse one call's result after an `await`, when the task may have moved
-  /// to another thread.
+  /// Read through a function the other modules cannot see into: the C library declares
+  /// `pthread_self()` `const`, so where its call is visible the optimizer may reuse one call's
+  /// result after an `await`, when the task may have moved to another thread. It needs no
+  /// per-thread state, so taking a lock never waits for that state's key to be made.
   @usableFromInline
   package static var number: UInt {
-    UInt(bitPattern: current)
+    @inline(never) get {
+      #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())  // a pointer there
+      #else
+        UInt(pthread_self())
+      #endif
+    }
   }
 }
 
