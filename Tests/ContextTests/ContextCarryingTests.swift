@@ -83,7 +83,7 @@ let responseDataKey = DefaultedContextKey<Data>("response data", default: Data()
 
 @MainActor final class MainActorScreen: ContextCarrying {}
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextCarryingTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextCarryingTests {
   @Test func anAlertCarriesTheButtonItActsOn() {
     let screen = ListScreen()
     let grace = Button(title: "Grace")

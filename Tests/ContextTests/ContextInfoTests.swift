@@ -9,7 +9,7 @@ struct Big: Sendable, Equatable {
 
 struct Boom: Error, Equatable {}
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextInfoTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextInfoTests {
   /// Rows: a value stored first, what is then assigned (`.some(nil)` is `= nil`), the read
   /// afterwards, and whether the context is empty afterwards.
   typealias SubscriptRow = (stored: Int?, assign: Int??, read: Int?, empty: Bool)

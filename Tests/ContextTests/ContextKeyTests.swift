@@ -2,7 +2,7 @@ import Testing
 import TinyContext
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextKeyTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextKeyTests {
   @Test func keysWithTheSameNameNeverCollide() {
     let first = ContextKey<Int>("count")
     let second = ContextKey<Int>("count")

@@ -7,7 +7,7 @@ import TinyTestSupport
 /// shrink, follow-up and release of a context hands what it drops back to be released after
 /// the lock. Each test's values have a `deinit` that uses the same table or context, which
 /// under the lock would stop the program (the lock traps when its holder takes it again).
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextReleaseTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextReleaseTests {
   let key = ContextKey<Int>("value")
   let reentrant = ContextKey<OnDeinit>("reentrant")
 

@@ -4,7 +4,7 @@ import TinyContext
 import TinyTestSupport
 
 /// Many threads at once, exact counts; run under `--sanitize=thread` by CI.
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextStressTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextStressTests {
   static let threads = 8
   /// The full volume with `TINYBLOCKS_FULL_STRESS=1`; a tenth under the thread sanitizer, which
   /// reports races from the order of accesses, not from their number. The check-then-act races

@@ -3,7 +3,7 @@ import Testing
 import TinyContext
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ContextTableTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContextTableTests {
   let key = ContextKey<Int>("value")
 
   @Test func readingAnObjectWithoutAContextCreatesNoEntry() {

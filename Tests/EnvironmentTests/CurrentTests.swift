@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Tests that change the global world. They restore it before they end, and other tests never
 /// depend on what the global world is (they tell worlds apart by unique markers).
-@Suite(.serialized, .timeLimit(suiteTimeLimit)) struct CurrentTests {
+@Suite(.serialized, .timeLimit(suiteTimeLimit), .watchdog) struct CurrentTests {
   @Test func outsideAnyScopeAssignmentsChangeTheGlobalWorld() async {
     let saved = Current
     defer { Current = saved }

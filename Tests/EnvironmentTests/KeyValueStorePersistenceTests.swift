@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// What the user-defaults store keeps on disk, across processes: an exit test runs its body in
 /// a child process that ends normally when the body returns.
-@Suite(.timeLimit(suiteTimeLimit)) struct KeyValueStorePersistenceTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct KeyValueStorePersistenceTests {
   @Test func everyValueSetInOneProcessIsReadInTheNext() async {
     let suite = newSuiteName()
     defer { removeSuiteFile(suite) }

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct KeyValueStoreTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct KeyValueStoreTests {
   @Test(arguments: StoreKind.allCases)
   func valuesRoundTripWithTheSameTypesInBothStores(kind: StoreKind) {
     kind.withStore { store in

@@ -8,7 +8,7 @@ import TinyTestSupport
 /// saves and restores that hook as a Bool (swift-concurrency-extras' `withMainSerialExecutor`).
 /// The hook belongs to the whole process, and other tests advance clocks in parallel, so each
 /// test runs in a process of its own (an exit test).
-@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockHookTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ManualClockHookTests {
   @Test func theHookIsInOnlyWhileAClockSettlesAndIsPutBackExactly() async {
     let run = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
       await hookIsInOnlyWhileSettling()

@@ -5,7 +5,7 @@ import TinyEnvironment
 import TinyTestSupport
 
 /// What `advance` cannot settle, each with what does hold and the pattern a test uses instead.
-@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockLimitTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ManualClockLimitTests {
   /// Main-actor work that hands work straight to the main actor again may still be queued when
   /// `advance` returns; the woken task's own step has run, and the test awaits the rest.
   @Test @MainActor func workHandedFromTheMainActorToTheMainActorIsAwaitedByTheTest() async {
@@ -107,8 +107,8 @@ import TinyTestSupport
         await clock.advance(by: .seconds(1))
         advanced.open()
       }
-      // timing: real time, to show that the advance does not return while the main queue is
-      // blocked; 100 ms keeps the test fast.
+      // Real time shows that the advance does not return while the main queue is blocked.
+      // timing: 100 ms of it keeps the test fast.
       try? await Task.sleep(for: .milliseconds(100))
       guard !advanced.isOpen else { exit(1) }
       unblock.open()

@@ -8,7 +8,7 @@ import TinyTestSupport
 /// waiting, alone and while four threads keep both cores busy: not one run may go wrong (1,000
 /// runs of each with `TINYBLOCKS_FULL_STRESS=1`). Each run is awaited for a bounded time: a time
 /// limit alone cannot end a shape that a broken clock never wakes.
-@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockShapeTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ManualClockShapeTests {
   @Test(arguments: ClockShape.all) func everyRunOfTheShapeHolds(_ shape: ClockShape) async {
     #expect(await shape.failures(quick: shape.quickRuns) == 0)
   }

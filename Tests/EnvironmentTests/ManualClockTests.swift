@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ManualClockTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ManualClockTests {
   @Test func timeStandsStillUntilTheTestMovesIt() async throws {
     let clock = ManualClock()
     #expect(clock.now == .init())
@@ -303,7 +303,7 @@ import TinyTestSupport
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ImmediateClockTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ImmediateClockTests {
   @Test func sleepsReturnAtOnceAndCountVirtualTime() async throws {
     let clock = ImmediateClock()
     // timing: virtual time, which only the test moves
@@ -347,7 +347,7 @@ import TinyTestSupport
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldClockTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldClockTests {
   @Test func theLiveWorldUsesTheContinuousClockAndTheMockAManualOne() {
     #expect(World.live.clock is ContinuousClock)
     #expect(World.mock.clock is ManualClock)

@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 
 /// Runs `.ci/check-current-assignments`, the mutation policy's check, on sample app code.
-@Suite(.timeLimit(suiteTimeLimit)) struct MutationPolicyTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct MutationPolicyTests {
   static let script = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent(".ci/check-current-assignments")

@@ -12,7 +12,7 @@ extension Float: PropertyListValue {}
 extension Int32: PropertyListValue {}
 extension UInt8: PropertyListValue {}
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PropertyListValueTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PropertyListValueTests {
   @Test func theConformingTypesAreThePropertyListTypes() {
     func accepts<Value: PropertyListValue>(_: Value.Type) -> Bool { true }
     #expect(accepts(Bool.self) && accepts(Int.self) && accepts(Double.self))
@@ -58,7 +58,7 @@ extension UInt8: PropertyListValue {}
 
 /// How numbers from a property-list API are told apart: Apple platforms' `UserDefaults` hands
 /// back `NSNumber`s, and every `NSNumber` also casts to `Bool`, `Int` and `Double`.
-@Suite(.timeLimit(suiteTimeLimit)) struct PropertyListNumberTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PropertyListNumberTests {
   @Test func numbersKeepTheirKind() throws {
     #expect(try PropertyList.normalized(NSNumber(value: true)) as? Bool == true)
     #expect(try PropertyList.normalized(NSNumber(value: false)) as? Bool == false)

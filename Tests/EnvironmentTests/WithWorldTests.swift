@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WithWorldTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WithWorldTests {
   @Test func aScopeReplacesTheWorldAndRestoresItOnExit() {
     let (outer, outerMarker) = markedWorld()
     let (inner, innerMarker) = markedWorld()

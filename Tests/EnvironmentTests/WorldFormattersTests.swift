@@ -6,7 +6,7 @@ import TinyTestSupport
 /// 2018-09-13 17:00 in Honolulu (UTC−10): 2018-09-14 03:00 UTC.
 let septemberThirteenthAt5PMInHonolulu = Date(timeIntervalSince1970: 1_536_894_000)
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldFormattersTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldFormattersTests {
   @Test func theSpanishBuddhistDateInHonolulu() throws {
     try withWorld(.mock) {
       try withWorld({

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldIdentifiersTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldIdentifiersTests {
   @Test(
     arguments: [
       ("es_ES", "es_ES"),

@@ -42,7 +42,7 @@ private enum TaggedKey<Tag>: WorldKey {
   static var mockValue: String { "\(Tag.self) mock" }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldKeyTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldKeyTests {
   @Test func aWorldWithoutAValueGivesTheLiveOrMockValue() {
     let before = ProbeKey.liveReads.value
     #expect(World.mock[ProbeKey.self] == "mock")

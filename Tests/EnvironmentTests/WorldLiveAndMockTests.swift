@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldLiveAndMockTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldLiveAndMockTests {
   @Test func theMockWorldIsDeterministic() {
     let world = World.mock
     #expect(world.date() == Date(timeIntervalSinceReferenceDate: 0))

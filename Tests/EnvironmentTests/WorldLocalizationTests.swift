@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldLocalizationTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldLocalizationTests {
   /// English, Spanish and Brazilian Portuguese, with English as the development language; the
   /// Spanish table lacks "farewell".
   static func withAppBundle(

@@ -3,7 +3,7 @@ import Testing
 import TinyEnvironment
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WorldTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WorldTests {
   @Test func aWorldIsAValue() {
     let original = World.mock
     var copy = original

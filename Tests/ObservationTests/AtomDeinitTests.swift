@@ -6,7 +6,7 @@ import TinyInternals
 
 /// A `deinit` is user code: every value and closure an atom stores is released after the atom's
 /// lock is, so a `deinit` that calls back into the same atom neither traps nor hangs.
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomDeinitTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomDeinitTests {
   /// What a `deinit` does with the atom that released it.
   enum Reentry: String, CaseIterable, Sendable {
     case read, set, update, watchAndCancel, compareAndSet

@@ -6,7 +6,7 @@ import TinyInternals
 
 /// Deliveries on one thread never nest: a delivery started from inside another one runs after
 /// it, so chains of any length deliver and release in constant stack depth.
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomDeliveryTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomDeliveryTests {
   @Test func anUpdateOfAnotherAtomFromInsideAWatcherIsDeliveredAfterTheCurrentDelivery() {
     let first = Atom(0)
     let second = Atom(0)

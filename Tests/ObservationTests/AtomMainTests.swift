@@ -9,7 +9,7 @@ import TinyInternals
 /// thread drains it). To make changes "elsewhere" while deliveries are still queued, a test
 /// blocks the main queue until another thread has made them (`startThread { … }.wait()`);
 /// `mainQueueTurn()` then lets the queued deliveries run.
-@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct AtomMainTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) @MainActor struct AtomMainTests {
   @Test func aChangeMadeOnTheMainQueueIsDeliveredBeforeUpdateReturns() {
     let name = Atom("")
     var seen: [String] = []

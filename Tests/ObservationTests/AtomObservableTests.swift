@@ -19,7 +19,7 @@ struct Parity: Sendable {
   let isEven: Bool
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomObservableTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomObservableTests {
   @Test func aTrackedReadFiresOnChangeOnceForTheNextChange() {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let atom = Atom(0)

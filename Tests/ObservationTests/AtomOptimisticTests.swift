@@ -4,7 +4,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomOptimisticTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomOptimisticTests {
   struct Doc: Equatable {
     var title = "Draft"
     var stars = 0

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomStateTests {
   typealias Released<Value: Sendable> = AtomState<Value>.Released
 
   /// Runs `body` on `state` as an update, and returns the result and what it took out.

@@ -4,7 +4,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomStoreTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomStoreTests {
   struct Doc: Equatable {
     let id: Int
     var title = ""

@@ -28,7 +28,7 @@ func incrementOnEightThreads(_ count: Atom<Int>, times: Int) async {
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomStressTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomStressTests {
   /// Updates per thread, 8 threads at once: 40,000 in the full-volume run
   /// (`TINYBLOCKS_FULL_STRESS=1`; 100,000 took 50 s of the suite's one-minute limit on the
   /// loaded 2-core machine), 1,000 otherwise; a tenth under the thread sanitizer.

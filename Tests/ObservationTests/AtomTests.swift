@@ -5,7 +5,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomTests {
   @Test func readsUpdatesAndSets() {
     let count = Atom(1)
     #expect(count.value == 1)

@@ -4,7 +4,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct AtomicOrLockedTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomicOrLockedTests {
   @Test func aFlagIsRaisedByExactlyOneOfManyRacingCallers() async {
     let flag = AtomicOrLocked()
     #expect(!flag.isRaised)

@@ -6,7 +6,7 @@ import TinyTestSupport
 /// The serial-delivery state machine, checked against a model over every sequence of
 /// operations up to a length (submissions from "other threads" and the deliverer's `next()`),
 /// and the race between a submitter and a deliverer that ends its turn without the lock, forced.
-@Suite(.timeLimit(suiteTimeLimit)) struct DeliveryQueueTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DeliveryQueueTests {
   @Test func theFirstSubmitterDeliversAndLaterOnesQueueBehindIt() {
     var queue = DeliveryQueue<Int>()
     #expect(!queue.isDelivering)

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct DerivedAtomTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DerivedAtomTests {
   @Test func computesFromItsSourcesAndFollowsThem() {
     let username = Atom("")
     let password = Atom("")

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct FIFOTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct FIFOTests {
   @Test func firstInFirstOut() {
     var fifo = FIFO<Int>()
     #expect(fifo.isEmpty)

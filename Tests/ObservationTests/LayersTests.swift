@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct LayersTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct LayersTests {
   typealias IntLayers = Layers<[String], Int>
 
   func layers(_ tags: String...) -> IntLayers {

@@ -5,7 +5,7 @@ import TinyTestSupport
 @testable import TinyObservation
 
 /// The classic login form: actions update the model; observation updates the view.
-@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct LoginFormTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) @MainActor struct LoginFormTests {
   final class LoginModel: Sendable {
     let username = Atom("")
     let password = Atom("")

@@ -5,7 +5,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct MainQueueTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct MainQueueTests {
   @Test @MainActor func mainActorTestsRunOnTheMainQueue() {
     // Swift Testing runs @MainActor tests on the main queue; on Linux, on a worker thread that
     // drains it, so `Thread.isMainThread` would say no here. The queue-specific key says yes.

@@ -10,7 +10,7 @@ extension Notification.Name {
   static let testKeyboard = Notification.Name("TinyObservationTests.keyboard")
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupNotificationsTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) @MainActor struct ObservationGroupNotificationsTests {
   @Test func aNotificationPostedOnTheMainQueueIsHandledDuringPost() {
     let center = NotificationCenter()
     let group = ObservationGroup()

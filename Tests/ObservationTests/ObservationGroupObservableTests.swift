@@ -45,7 +45,7 @@ final class PausingModel: Observable, Sendable {
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupObservableTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) @MainActor struct ObservationGroupObservableTests {
   /// A new session, and a begun group that records every change of its status.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   private func observingStatus() -> (

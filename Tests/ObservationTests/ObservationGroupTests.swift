@@ -5,7 +5,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) @MainActor struct ObservationGroupTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) @MainActor struct ObservationGroupTests {
   @Test func beginDeliversEveryInitialValueInOrderBeforeReturning() {
     let name = Atom("Ada")
     let count = Atom(3)

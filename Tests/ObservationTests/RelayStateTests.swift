@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct RelayStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct RelayStateTests {
   typealias Action = RelayState<Int>.Action
 
   @Test(

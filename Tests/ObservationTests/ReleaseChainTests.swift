@@ -6,7 +6,7 @@ import TinyTestSupport
 /// A chain of user data, each link holding the next through one of the block's types, is
 /// released one link after another, not nested: released on a thread with a 512 KB stack, a
 /// chain of any length neither overflows the stack nor leaks a link.
-@Suite(.timeLimit(suiteTimeLimit)) struct ReleaseChainTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ReleaseChainTests {
   /// How each link of a chain holds the next.
   enum Chain: String, CaseIterable, Sendable {
     /// An atom's value holds the next atom.

@@ -4,7 +4,7 @@ import TinyTestSupport
 @testable import TinyObservation
 import TinyInternals
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WatchTokenTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WatchTokenTests {
   @Test func runsItsCancellationExactlyOnce() async {
     let runs = Recorder<Int>()
     let token = WatchToken { runs.record(1) }

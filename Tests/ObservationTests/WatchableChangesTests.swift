@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WatchableChangesTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WatchableChangesTests {
   @Test func streamsEveryChangeAfterTheIteratorIsMadeInOrder() async {
     let count = Atom(0)
     let changes = count.changes

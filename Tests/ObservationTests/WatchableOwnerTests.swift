@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyObservation
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WatchableOwnerTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WatchableOwnerTests {
   @Test func deliversTheOwnerAndTheChange() {
     let name = Atom("")
     let owner = Owner("label")

@@ -9,7 +9,7 @@ enum Scope {
   @TaskLocal static var name = "none"
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ActionTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ActionTests {
   @Test func aCarriedActionRunsInTheTaskMadeWhereItWasPassed() async {
     let finished = Waiter()
     let seen = Recorder<String>()

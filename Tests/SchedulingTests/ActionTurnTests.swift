@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ActionTurnTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ActionTurnTests {
   @Test func theFirstActionRunsAndLaterOnesWaitInOrder() {
     var turn = ActionTurn<String>()
     #expect(turn.begin("a") == "a")

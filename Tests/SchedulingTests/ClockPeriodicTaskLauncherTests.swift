@@ -7,7 +7,7 @@ import TinyWaiting
 
 /// The clock launcher on a `StepClock`; TinyBlocksTests runs it on TinyEnvironment's
 /// `ManualClock` too.
-@Suite(.timeLimit(suiteTimeLimit)) struct ClockPeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ClockPeriodicTaskLauncherTests {
   @Test func startReturnsWithTheTickingTaskAsleepOnTheClock() {
     guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
     let clock = StepClock()

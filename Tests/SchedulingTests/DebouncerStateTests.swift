@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// The debouncer's pure state machine, step by step, in the tokens of `run(_:on:)`
 /// (Support/MachineScript.swift); `R` is a launcher restart.
-@Suite(.timeLimit(suiteTimeLimit)) struct DebouncerStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DebouncerStateTests {
   @Test(
     arguments: [
       ("", ""),

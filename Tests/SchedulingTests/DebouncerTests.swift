@@ -7,7 +7,7 @@ import TinyTestSupport
 /// The debouncer driven by a fake launcher, in the script tokens of `run(_:on:launcher:)`
 /// (Support/Helpers.swift). Each execute restarts the launcher, so a tick stands for "one full
 /// interval without a new action".
-@Suite(.timeLimit(suiteTimeLimit)) struct DebouncerTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DebouncerTests {
   @Test(
     arguments: [
       ("", ""),

@@ -9,7 +9,7 @@ import XCTest
 
 /// The real launcher, with real time: generous timeouts, and no assertion that a busy machine
 /// could break (ticks may come late, never early).
-@Suite(.timeLimit(suiteTimeLimit)) struct DefaultPeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DefaultPeriodicTaskLauncherTests {
   @Test func ticksEveryIntervalFromStartWithoutARunLoop() async {
     let launcher = DefaultPeriodicTaskLauncher()
     let clock = ContinuousClock()

@@ -2,7 +2,7 @@ import Testing
 import TinyScheduling
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct FakePeriodicTaskLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct FakePeriodicTaskLauncherTests {
   @Test func startsInactiveWithNoIntervalAndNoCalls() {
     let launcher = FakePeriodicTaskLauncher()
     #expect(!launcher.isActive)

@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(suiteTimeLimit)) struct LauncherCommandTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct LauncherCommandTests {
   @Test(
     arguments: [
       (nil, false, 0, 0),

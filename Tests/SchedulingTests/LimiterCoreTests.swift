@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinyScheduling
 
-@Suite(.timeLimit(suiteTimeLimit)) struct LimiterCoreTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct LimiterCoreTests {
   @Test func actionsThatWaitedRunInOrderRightAfterTheRunningOneOnItsThread() {
     let launcher = FakePeriodicTaskLauncher()
     let core = LimiterCore<RateLimiterState<Action>>(

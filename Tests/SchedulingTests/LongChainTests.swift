@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Chains of schedulers as long as a user's data, each one's action or task holding the one
 /// before it: released, they are freed one after another on a thread with a 512 KB stack.
-@Suite(.serialized, .timeLimit(suiteTimeLimit)) struct LongChainTests {
+@Suite(.serialized, .timeLimit(suiteTimeLimit), .watchdog) struct LongChainTests {
   @Test(arguments: SchedulerChain.allCases)
   func aChainHeldThroughActionsOrTasksIsFreedOnASmallStack(kind: SchedulerChain) {
     // Each release used to free the next scheduler inside the previous one's: a thousand

@@ -7,7 +7,7 @@ import TinyTestSupport
 /// `run(_:on:)` (Support/MachineScript.swift): `a` executes action "a", `a*` one that keeps
 /// running until `D`, `|` ticks, `C` cancels, `F` flushes; in results `S`/`X` are launcher
 /// start/stop, a name is an action the machine runs, `f` a flush that found nothing.
-@Suite(.timeLimit(suiteTimeLimit)) struct RateLimiterStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct RateLimiterStateTests {
   @Test(
     arguments: [
       // Quiescent: nothing to do.

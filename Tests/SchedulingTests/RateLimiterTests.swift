@@ -9,7 +9,7 @@ import TinyTestSupport
 /// cancels, `F` flushes; results list the actions as they ran, `|` for a tick of an active
 /// launcher, `-` for a tick of an inactive one, `F`/`f` for a flush that found / did not find
 /// a kept action.
-@Suite(.timeLimit(suiteTimeLimit)) struct RateLimiterTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct RateLimiterTests {
   @Test(
     arguments: [
       ("", ""),

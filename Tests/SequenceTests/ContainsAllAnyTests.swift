@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ContainsAllAnyTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ContainsAllAnyTests {
   /// Rows: the sequence, the candidates, `contains(allOf:)`, `contains(anyOf:)`.
   static let table: [(elements: [Int], candidates: [Int], all: Bool, any: Bool)] = [
     ([], [], true, false),

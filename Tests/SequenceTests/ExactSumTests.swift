@@ -5,7 +5,7 @@ import TinyTestSupport
 
 /// Integer sums are exact: checked against a big-integer model on seeded random inputs of
 /// every width, at the edges, on contiguous storage and on other sequences.
-@Suite(.timeLimit(suiteTimeLimit)) struct ExactSumTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ExactSumTests {
   enum Width: String, CaseIterable, CustomTestStringConvertible {
     case int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint
 

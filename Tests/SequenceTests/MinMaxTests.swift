@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct MinMaxTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct MinMaxTests {
   /// Rows: the keys, the id `max(of:)` returns, the id `min(of:)` returns (ids are positions).
   static let table: [(keys: [Double], max: Int?, min: Int?)] = [
     ([], nil, nil),

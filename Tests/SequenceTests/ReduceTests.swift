@@ -2,7 +2,7 @@ import Testing
 import TinySequence
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ReduceTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ReduceTests {
   @Test(
     "seedless reduce of Ints",
     arguments: [

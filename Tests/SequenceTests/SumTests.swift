@@ -3,7 +3,7 @@ import TinyTestSupport
 
 @testable import TinySequence
 
-@Suite(.timeLimit(suiteTimeLimit)) struct SumTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct SumTests {
   @Test(
     "sum of Ints",
     arguments: [

@@ -7,7 +7,7 @@ import TinyScheduling
 import TinyTestSupport
 import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ClockDebouncerTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ClockDebouncerTests {
   @Test func runsTheLatestActionOneIntervalAfterIt() async {
     let clock = ManualClock()
     let debouncer = Debouncer(interval: .milliseconds(300), clock: clock)

@@ -8,7 +8,7 @@ import TinyScheduling
 import TinyTestSupport
 import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ClockLauncherTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ClockLauncherTests {
   @Test func ticksOnAGridOfTheClocksInstantsFromStart() async {
     let clock = ManualClock()
     await clock.advance(by: .seconds(5))  // the grid begins at start(), not at the clock's zero

@@ -13,7 +13,7 @@ enum Scope {
   @TaskLocal static var name = "none"
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ClockRateLimiterTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ClockRateLimiterTests {
   @Test func runsTheFirstActionAtOnceThenTheLatestAtEachTickOfTheClock() async {
     let clock = ManualClock()
     let limiter = RateLimiter(interval: .seconds(1), clock: clock)

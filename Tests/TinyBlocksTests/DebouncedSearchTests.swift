@@ -8,7 +8,7 @@ import TinyEnvironment
 import TinyScheduling
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct DebouncedSearchTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DebouncedSearchTests {
   @Test func searchesForTheLastQueryOnceTheTypingPauses() async {
     #expect(await value(of: Task { await debouncedSearch() }))
   }

@@ -4,7 +4,7 @@ import Testing
 import TinyInternals
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct DurationConversionsTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct DurationConversionsTests {
   @Test(
     arguments: [
       (Duration.nanoseconds(1), 1),

@@ -7,7 +7,7 @@ import TinyInternals
 import TinyObservation
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct LockTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct LockTests {
   @Test func countsExactlyUnderContention() {
     // While one thread holds the lock, another waits for it: contention, not re-locking.
     let counter = Locked(0)

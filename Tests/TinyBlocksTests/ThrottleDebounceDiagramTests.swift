@@ -22,7 +22,7 @@ struct DiagramCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { name }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ThrottleDebounceDiagramTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ThrottleDebounceDiagramTests {
   /// The debounce cases, `debounce(for: .steps(3))`. The end of the input flushes the waiting
   /// element at once, as `flush()` does; a failure drops it, as `cancel()` does.
   static let debounceCases = [

@@ -33,7 +33,7 @@ private final class Flag: @unchecked Sendable {  // safe: `raised` is only touch
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct ToolchainNamesTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ToolchainNamesTests {
   @Test func appleObservationAndTinyModulesShareAFile() throws {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let basket = Basket()

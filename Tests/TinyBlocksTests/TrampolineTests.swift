@@ -5,7 +5,7 @@ import Testing
 import TinyInternals
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct TrampolineTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct TrampolineTests {
   /// A link of a chain: releasing it releases the next one.
   private final class Link {
     var next: Link?

@@ -69,7 +69,7 @@ final class PartialSystemTests: XCTestCase {
 }
 
 /// The same test in Swift Testing, where the wait must be `await`ed.
-@Suite(.timeLimit(suiteTimeLimit)) struct PartialSystemAsyncTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PartialSystemAsyncTests {
   @Test func theClientFetchesTheFeedFromARealServer() async throws {
     let fixture = try PartialSystemTests.Fixture(items: ["tea", "scones"])
     defer { fixture.close() }

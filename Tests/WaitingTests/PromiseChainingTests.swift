@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseChainingTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseChainingTests {
   @Test(
     "map: fulfilled values are transformed, errors pass through, throws reject",
     arguments: [

@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseCombiningTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseCombiningTests {
   @Test func anInputThatResolvedFirstAndWasDroppedStillDecides() {
     // The window this covers: input `a` resolves first and runs its callbacks (which report
     // it), and is dropped, while the callback of `b`, which claimed the decision, has not yet

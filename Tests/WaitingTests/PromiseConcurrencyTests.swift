@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseConcurrencyTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseConcurrencyTests {
   @Test func valueOfAResolvedPromiseReturnsOrThrowsAtOnce() async throws {
     #expect(try await Promise(value: 3).value == 3)
     await #expect(throws: TestError(4)) { try await Promise<Int>(error: TestError(4)).value }

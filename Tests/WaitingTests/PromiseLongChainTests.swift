@@ -6,7 +6,7 @@ import TinyWaiting
 /// Chains as long as a user's data: they resolve, and are freed when dropped, on a thread with
 /// a 512 KB stack. One chain at a time, so that the full volume (a million steps) stays within
 /// memory.
-@Suite(.serialized, .timeLimit(suiteTimeLimit)) struct PromiseLongChainTests {
+@Suite(.serialized, .timeLimit(suiteTimeLimit), .watchdog) struct PromiseLongChainTests {
   @Test(arguments: ChainStep.allCases)
   func aLongChainResolvesOnASmallStack(step: ChainStep) async {
     // Resolving used to nest one call per step: about 1,600 steps overflowed a 1 MB stack.

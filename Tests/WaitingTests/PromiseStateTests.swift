@@ -3,7 +3,7 @@ import TinyTestSupport
 @testable import TinyWaiting
 
 /// Every transition of the pure promise state machine, with plain strings as callbacks.
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseStateTests {
   typealias State = PromiseState<String>
 
   /// A stamp source that counts its calls.

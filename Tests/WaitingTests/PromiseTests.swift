@@ -3,7 +3,7 @@ import Testing
 import TinyWaiting
 import TinyTestSupport
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseTests {
   @Test func startsPendingOrResolved() {
     #expect(Promise<Int>().result == nil)
     #expect(!Promise<Int>().isResolved)

@@ -2,7 +2,7 @@ import Testing
 import TinyTestSupport
 import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct TimeoutTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct TimeoutTests {
   /// Work that ends only when cancelled, recording that it was.
   private static func untilCancelled(_ cancelled: Gate) async throws -> Int {
     do {
@@ -172,7 +172,7 @@ import TinyWaiting
   }
 }
 
-@Suite(.timeLimit(suiteTimeLimit)) struct PromiseValueTimeoutTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseValueTimeoutTests {
   @Test func theValueWhenThePromiseResolvesFirstAndTheTimerLeavesTheClock() async throws {
     let clock = TestClock()
     let promise = Promise<Int>()

@@ -4,7 +4,7 @@ import Testing
 import TinyTestSupport
 @testable import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WaiterAsynchronousWaitTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WaiterAsynchronousWaitTests {
   @Test func workDoneAfterTwoTenthsMakesAWaitSucceedWhenItFinishes() async {
     let waiter = Waiter()
     let started = ContinuousClock.now

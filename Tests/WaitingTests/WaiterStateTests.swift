@@ -4,7 +4,7 @@ import TinyTestSupport
 
 /// Every transition of the pure waiter state machine, with integers for instants and strings
 /// for the waits.
-@Suite(.timeLimit(suiteTimeLimit)) struct WaiterStateTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WaiterStateTests {
   typealias State = WaiterState<Int, String, String>
 
   @Test func countsUpToTheExpectedCountThenIgnoresExtras() {

@@ -149,7 +149,7 @@ final class WaiterSynchronousWaitTests: XCTestCase {
 }
 
 /// The synchronous wait off the main thread: it blocks without spinning.
-@Suite(.timeLimit(suiteTimeLimit)) struct WaiterSynchronousWaitOffTheMainThreadTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WaiterSynchronousWaitOffTheMainThreadTests {
   @Test func workDoneAfterTwoTenthsMakesAWaitSucceedAndATenthOfASecondWaitFail() async {
     let succeeded = Waiter()
     finishOnNewThread(after: 0.2) { succeeded.finish() }

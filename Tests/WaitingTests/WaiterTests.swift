@@ -3,7 +3,7 @@ import Testing
 import TinyTestSupport
 import TinyWaiting
 
-@Suite(.timeLimit(suiteTimeLimit)) struct WaiterTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct WaiterTests {
   @Test(
     "finish() counts up to the expected count, then reports extras",
     arguments: [
