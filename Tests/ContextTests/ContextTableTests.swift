@@ -256,6 +256,41 @@ import TinyTestSupport
     #expect(lookups.all.allSatisfy { $0 <= 12 * size })
   }
 
+  @Test func freeingAChainAmongLiveOwnersLeavesEachLiveOwnerItsOwnContext() {
+    // Each reclaimed link hands the table the next one, whose slot the sweep has passed
+    // already: reclaiming it moves slots around the cursor, and every live owner between the
+    // links must keep its own context.
+    let table = ContextTable()
+    let indexKey = ContextKey<Int>("index")
+    let released = Counter()
+    var live: [Model] = []
+    var head: Link? = Link(released: released)
+    for index in 0..<300 {
+      let owner = Model()
+      table.contextInfo(for: owner)[indexKey] = index
+      live.append(owner)
+      let link = Link(released: released)
+      table.contextInfo(for: link)[nextLinkKey] = head
+      head = link
+    }
+    for index in 300..<350 {  // live owners after the head, so the cursor passes it
+      let owner = Model()
+      table.contextInfo(for: owner)[indexKey] = index
+      live.append(owner)
+    }
+    head = nil
+    var operations = 0
+    while table.count > live.count, operations <= 100_000 {
+      _ = table.hasContext(for: live[operations % live.count])
+      operations += 1
+    }
+    #expect(released.value == 301)
+    #expect(table.count == live.count)
+    for (index, owner) in live.enumerated() {
+      #expect(table.contextInfo(for: owner)[indexKey] == index)
+    }
+  }
+
   @Test func valuesAreReleasedOnceTheOwnerIsGoneAndTheEntryReclaimed() {
     let table = ContextTable()
     var weak = WeakReferences()

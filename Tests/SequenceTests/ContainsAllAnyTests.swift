@@ -166,10 +166,38 @@ import TinyTestSupport
     }
   }
 
+  @Test func upTo24CandidatesAreComparedAndMoreAreHashed() {
+    // The documented switch: up to 24 candidates, no element or candidate is hashed; from 25,
+    // the candidates are hashed into a set and each element is hashed once.
+    for (count, hashes) in [(24, false), (25, true)] {
+      let hashed = Counter()
+      let elements = (0..<30).map { HashCounted(value: $0, hashed: hashed) }
+      let candidates = (0..<count).map { HashCounted(value: $0, hashed: hashed) }
+      #expect(elements.contains(allOf: candidates))
+      #expect((hashed.value > 0) == hashes, "contains(allOf:) with \(count) candidates")
+      let before = hashed.value
+      #expect(elements.contains(anyOf: candidates))
+      #expect((hashed.value > before) == hashes, "contains(anyOf:) with \(count) candidates")
+    }
+  }
+
   @Test func doesNotChangeTheToolchainsSubsequenceContains() {
     let numbers = [1, 2, 3]
     #expect(numbers.contains([2, 3]))  // the toolchain's: a contiguous run
     #expect(!numbers.contains([3, 1]))
     #expect(numbers.contains(allOf: [3, 1]))  // ours: every one, anywhere
+  }
+}
+
+/// An integer that counts every time it is hashed.
+private struct HashCounted: Hashable, Sendable {
+  let value: Int
+  let hashed: Counter
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.value == rhs.value }
+
+  func hash(into hasher: inout Hasher) {
+    _ = hashed.increment()
+    hasher.combine(value)
   }
 }
