@@ -87,6 +87,23 @@ import TinyTestSupport
     #expect(resolved.result?.value == 2)
   }
 
+  @Test func aPendingThenPassesErrorsOnAndRejectsWhenTheStepThrows() {
+    // The same three outcomes as above, with the source still pending when `then` is called.
+    let rejectedSource = Promise<Int>()
+    let rejected = rejectedSource.then { Promise(value: $0) }
+    let throwingSource = Promise<Int>()
+    let throwing = throwingSource.then { _ -> Promise<Int> in throw TestError(6) }
+    let failingSource = Promise<Int>()
+    let failing = failingSource.then { _ in Promise<Int>(error: TestError(7)) }
+    #expect(rejected.result == nil && throwing.result == nil && failing.result == nil)
+    rejectedSource.reject(TestError(5))
+    throwingSource.fulfill(1)
+    failingSource.fulfill(1)
+    #expect(rejected.result?.testError == TestError(5))
+    #expect(throwing.result?.testError == TestError(6))
+    #expect(failing.result?.testError == TestError(7))
+  }
+
   @Test func thenOfAFulfilledPromiseReturnsAResolvedStepItself() {
     let fulfilled = Promise(value: "step")
     let rejected = Promise<String>(error: TestError(4))
