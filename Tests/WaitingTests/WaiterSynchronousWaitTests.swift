@@ -109,6 +109,17 @@ final class WaiterSynchronousWaitTests: XCTestCase {
     XCTAssertTrue(waiter.wait(timeout: .seconds(100)))
   }
 
+  func testAZeroOrNegativeTimeoutRunsNothingBeforeItReturns() {
+    // It does not wait at all: no quantum, and the main run loop is not spun, so a main-queue
+    // block queued before it stays queued.
+    let waiter = Waiter()
+    let ran = Recorder<String>()
+    DispatchQueue.main.async { ran.record("main-queue block") }
+    XCTAssertFalse(waiter.wait(timeout: .zero) { ran.record("eachQuantum") })
+    XCTAssertFalse(waiter.wait(timeout: .seconds(-1)) { ran.record("eachQuantum") })
+    XCTAssertEqual(ran.all, [])
+  }
+
   func testAWaitInsideAMainQueueBlockRunsTimersButNotOtherMainQueueBlocks() {
     // The main queue is serial: while one of its blocks waits, the next block cannot start.
     // Run-loop timers still fire, and a finish from another thread is noticed within the
