@@ -13,7 +13,7 @@ import TinyTestSupport
     #expect(await value(of: Task { await debouncedSearch() }))
   }
 
-  /// The same, many times in a row, while four threads keep both cores busy: not one run may
+  /// The same, many times in a row, while two threads keep both cores busy: not one run may
   /// go wrong (1,000 runs with `TINYBLOCKS_FULL_STRESS=1`).
   @Test func holdsUnderLoad() async {
     let runs = stressVolume(full: 1_000, quick: 20)
@@ -72,10 +72,10 @@ func debouncedSearch() async -> Bool {
   }
 }
 
-/// Runs `body` while four threads spin, competing with it for the cores.
+/// Runs `body` while two threads spin, one per core, competing with it for the cores.
 func whileCoresAreBusy<Result: Sendable>(_ body: () async -> Result) async -> Result {
   let stop = Gate()
-  let spinners = (0..<4).map { _ in startThread { while !stop.isOpen {} } }
+  let spinners = (0..<2).map { _ in startThread { while !stop.isOpen {} } }
   defer {
     stop.open()
     for spinner in spinners { spinner.wait() }
