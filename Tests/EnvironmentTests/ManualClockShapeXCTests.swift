@@ -7,7 +7,7 @@ import XCTest
 /// and a synchronous one that waits. XCTest has no time limit here, so each shape runs in a
 /// task awaited for at most a minute: a broken clock stops the run with the test's name instead
 /// of hanging it.
-final class ManualClockShapeXCTests: XCTestCase {
+final class ManualClockShapeXCTests: WatchedTestCase {
   func testARetryLoopBacksOffOneTwoFourSeconds() async throws {
     let passed = try await value(of: Task { try await retryLoopBacksOff() })
     XCTAssertTrue(passed)

@@ -350,7 +350,7 @@ import XCTest
 
 /// The launcher on the main queue: XCTest runs these on the main thread, and the waiter spins
 /// the main run loop, so the main queue drains (in Swift Testing it never does).
-final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: XCTestCase {
+final class DefaultPeriodicTaskLauncherOnTheMainQueueTests: WatchedTestCase {
   func testTicksRunOnTheMainQueue() {
     let launcher = DefaultPeriodicTaskLauncher(queue: .main)
     let onMain = Recorder<Bool>()

@@ -7,7 +7,7 @@ import TinyTestSupport
 /// `onMainQueue(_:)` runs work at once only when called on the main queue. Swift Testing runs
 /// tests off the main thread, so these synchronous tests use XCTest, which runs them on the main
 /// thread; the waiter spins the main run loop.
-final class OnMainQueueTests: XCTestCase {
+final class OnMainQueueTests: WatchedTestCase {
   func testOnTheMainThreadItRunsAtOnce() {
     let log = Recorder<String>()
     onMainQueue { log.record("work") }

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+import XCTest
 
 /// How long a test case may run before ``Watchdog`` stops the test process: half as long again
 /// as ``suiteTimeLimit``, so that Swift Testing's own report of a test past its limit comes
@@ -42,4 +43,21 @@ public struct Watchdog: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == Watchdog {
   /// Stops the test process, naming the test, when a test case hangs past ``watchdogLimit``.
   public static var watchdog: Self { Watchdog() }
+}
+
+/// An `XCTestCase` whose every test stops the test process, naming the test, when it is still
+/// running ``watchdogLimit`` after it started: XCTest has no time limit for a synchronous test
+/// that never returns. Every XCTest class here derives from it (`.ci/check-tests` checks).
+open class WatchedTestCase: XCTestCase {
+  override open func invokeTest() {
+    let name = self.name
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.setEventHandler {
+      fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
+    }
+    timer.schedule(deadline: .now() + watchdogLimit.seconds)
+    timer.activate()
+    defer { timer.cancel() }
+    super.invokeTest()
+  }
 }

@@ -6,7 +6,7 @@ import TinyTestSupport
 
 /// The synchronous wait where it matters most: XCTest's synchronous tests, on the main thread,
 /// with the awaited work done by main-queue blocks and run-loop timers.
-final class WaiterSynchronousWaitTests: XCTestCase {
+final class WaiterSynchronousWaitTests: WatchedTestCase {
   func testXCTestRunsSynchronousTestsOnTheMainThread() {
     // Every other test in this class relies on this.
     XCTAssertTrue(Thread.isMainThread)
