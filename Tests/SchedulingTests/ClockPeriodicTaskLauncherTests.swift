@@ -79,6 +79,31 @@ import TinyWaiting
     #expect(clock.sleeperCount == 0)  // its sleeping task was cancelled
   }
 
+  @Test func aGridWhoseLauncherIsGoneEndsOnAClockThatIgnoresCancellation() async {
+    // Releasing the launcher cancels its ticking task, which this clock does not hear: the
+    // sleep returns at its deadline all the same, and the tick that finds no launcher ends
+    // the task, which lets go of the clock.
+    let base = StepClock()
+    let clockReleased = Waiter()
+    do {
+      let launcher = ClockPeriodicTaskLauncher(
+        clock: CancellationIgnoringClock(base, onDeinit: { clockReleased.finish() }))
+      launcher.every(.seconds(1)) {}
+      launcher.start()
+      await base.waitForSleepers()
+    }
+    base.advance(to: .init(offset: .seconds(1)))
+    #expect(await clockReleased.wait(timeout: helperTimeout))
+    #expect(base.sleeperCount == 0)
+  }
+
+  @Test func aClockLimitersFirstActionRunsInTheCallThatPassesIt() {
+    let limiter = RateLimiter(interval: .seconds(1), clock: StepClock())
+    let seen = Recorder<String>()
+    Scope.$name.withValue("caller") { limiter.execute { seen.record(Scope.name) } }
+    #expect(seen.all == ["caller"])  // before execute returned, with the caller's values
+  }
+
   @Test func startStopAndEveryFromManyThreadsLeaveOneGridOrNone() async {
     let clock = StepClock()
     let launcher = ClockPeriodicTaskLauncher(clock: clock)
@@ -176,5 +201,29 @@ import TinyWaiting
     #expect(
       String(decoding: zero.standardErrorContent, as: UTF8.self).contains(
         "ClockPeriodicTaskLauncher.every(_:launch:): interval must be positive, got 0.0 seconds"))
+  }
+}
+
+/// A clock whose sleeps do not end when their task is cancelled: each runs on `base` in a task
+/// of its own, which the sleeping task's cancellation does not reach.
+final class CancellationIgnoringClock: Clock, Sendable {
+  let base: StepClock
+  private let onDeinit: @Sendable () -> Void
+
+  init(_ base: StepClock, onDeinit: @escaping @Sendable () -> Void) {
+    self.base = base
+    self.onDeinit = onDeinit
+  }
+
+  deinit { onDeinit() }
+
+  var now: StepClock.Instant { base.now }
+  var minimumResolution: Duration { .zero }
+
+  // timing: the base clock's sleep, in virtual time that only the test moves
+  func sleep(until deadline: StepClock.Instant, tolerance: Duration?) async throws {
+    let base = base
+    // timing: the same sleep, in a task of its own
+    _ = await value(of: Task { try? await base.sleep(until: deadline, tolerance: tolerance) })
   }
 }
