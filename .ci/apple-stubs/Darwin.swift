@@ -59,3 +59,15 @@ public func pthread_getspecific(_ key: pthread_key_t) -> UnsafeMutableRawPointer
 /// `int pthread_setspecific(pthread_key_t , const void * _Nullable);`
 @discardableResult
 public func pthread_setspecific(_ key: pthread_key_t, _ value: UnsafeRawPointer?) -> Int32 { 0 }
+
+/// <sys/_pthread/_pthread_types.h>: `struct _opaque_pthread_t { long __sig; … };`
+public struct _opaque_pthread_t {}
+
+/// <sys/_pthread/_pthread_t.h>: `typedef __darwin_pthread_t pthread_t;`, and
+/// <sys/_pthread/_pthread_types.h>: `typedef struct _opaque_pthread_t *__darwin_pthread_t;`
+public typealias pthread_t = UnsafeMutablePointer<_opaque_pthread_t>
+
+/// `pthread_t pthread_self(void);` (inside the nonnull region: never `nil`)
+public func pthread_self() -> pthread_t {
+  UnsafeMutablePointer(bitPattern: 1)!
+}
