@@ -281,9 +281,13 @@ import TinyTestSupport
     }
     let text = String(decoding: instant?.standardErrorContent ?? [], as: UTF8.self)
     #expect(text.contains("ManualClock.Instant.advanced(by:): +-1e+20 seconds plus -1e+20"))
-    // The far end of the range is fine.
+    // The far end of the range is fine, up to the range's very end on either side.
     let far = ManualClock.Instant().advanced(by: .seconds(1.6e20))
     #expect(far.advanced(by: .seconds(-1.6e20)) == ManualClock.Instant())
+    let start = ManualClock.Instant()
+    let end = Duration.seconds(Int64.max) * 18
+    #expect(start.advanced(by: end).duration(to: start) == .zero - end)
+    #expect(start.advanced(by: .zero - end).duration(to: start) == end)
   }
 
   @Test func advancingFromTheWorkItSettlesStopsTheProgram() async {
