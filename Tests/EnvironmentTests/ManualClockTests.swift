@@ -305,6 +305,22 @@ import TinyTestSupport
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("ManualClock.advance: called from work that this clock's advance"))
   }
+
+  @Test func runningFromTheWorkItSettlesStopsTheProgram() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let clock = ManualClock()
+      let task = Task {
+        // timing: virtual time, which only the test moves
+        try await clock.sleep(for: .seconds(1))
+        _ = await clock.run()
+      }
+      await clock.waitForSleepers()
+      await clock.advance(by: .seconds(1))
+      _ = await TinyTestSupport.result(of: task)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("called from work that this clock's advance is settling"))
+  }
 }
 
 @Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ImmediateClockTests {

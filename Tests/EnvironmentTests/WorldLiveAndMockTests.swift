@@ -13,6 +13,7 @@ import TinyTestSupport
     #expect(world.timeZone.secondsFromGMT(for: .distantPast) == 0)
     #expect(world.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: 1.5e9)) == 0)
     #expect(world.locale.identifier == "en_US")
+    #expect(world.calendar.locale?.identifier == "en_US")  // the calendar follows the locale
     #expect(world.preferredLanguages == ["en"])
     #expect(world.storage.value(forKey: "anything") == nil)
   }
