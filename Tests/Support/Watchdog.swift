@@ -7,6 +7,10 @@ import XCTest
 /// first whenever the test can still be stopped.
 public let watchdogLimit: Duration = .seconds(runsSlowly ? 450 : 90)
 
+/// Where the watchdogs' timers fire: a serial queue of its own gets a thread even when a hung
+/// test keeps every thread of the global queues (and so of the cooperative pool) busy.
+let watchdogQueue = DispatchQueue(label: "TinyTestSupport.watchdog")
+
 /// Stops the test process, naming the test, when one of its cases is still running
 /// ``watchdogLimit`` after it started.
 ///
@@ -29,7 +33,7 @@ public struct Watchdog: TestTrait, SuiteTrait, TestScoping {
     performing function: @Sendable () async throws -> Void
   ) async throws {
     let name = "\(test.name) (\(test.sourceLocation.fileID):\(test.sourceLocation.line))"
-    let timer = DispatchSource.makeTimerSource(queue: .global())
+    let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
     timer.setEventHandler {
       fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
     }
@@ -51,7 +55,7 @@ extension Trait where Self == Watchdog {
 open class WatchedTestCase: XCTestCase {
   override open func invokeTest() {
     let name = self.name
-    let timer = DispatchSource.makeTimerSource(queue: .global())
+    let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
     timer.setEventHandler {
       fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
     }
