@@ -53,7 +53,12 @@ extension Trait where Self == Watchdog {
 /// running ``watchdogLimit`` after it started: XCTest has no time limit for a synchronous test
 /// that never returns. Every XCTest class here derives from it (`.ci/check-tests` checks).
 open class WatchedTestCase: XCTestCase {
-  override open func invokeTest() {
+  // nonisolated(unsafe): only XCTest's own thread touches it, in setUp and tearDown.
+  /// The running test's timer, made in `setUp()` and cancelled in `tearDown()`.
+  private nonisolated(unsafe) var watchdog: (any DispatchSourceTimer)?
+
+  override open func setUp() {
+    super.setUp()
     let name = self.name
     let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
     timer.setEventHandler {
@@ -61,7 +66,12 @@ open class WatchedTestCase: XCTestCase {
     }
     timer.schedule(deadline: .now() + watchdogLimit.seconds)
     timer.activate()
-    defer { timer.cancel() }
-    super.invokeTest()
+    watchdog = timer
+  }
+
+  override open func tearDown() {
+    watchdog?.cancel()
+    watchdog = nil
+    super.tearDown()
   }
 }
