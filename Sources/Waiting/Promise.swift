@@ -191,8 +191,8 @@ public final class Promise<Value: Sendable>: Sendable {
     Trampoline.run { self.resolve(resolution) }
   }
 
-  /// Sends the queued callbacks registered while this thread was delivering, oldest first,
-  /// until none is left; then this thread stops delivering.
+  /// Sends the queued callbacks waiting in line, oldest first, until none is left; then this
+  /// thread stops delivering.
   private func deliverDeferred(_ resolution: Resolution) {
     while case let deferred = state.withLock({ $0.takeDeferred() }), !deferred.isEmpty {
       for entry in deferred { entry.callback(resolution) }
@@ -295,9 +295,8 @@ public final class Promise<Value: Sendable>: Sendable {
     let resolution = state.withLock {
       $0.register(send, queued: true) == .deliverNow ? $0.resolution : nil
     }
-    guard let resolution else { return }
-    send(resolution)
-    deliverDeferred(resolution)
+    // This thread now delivers: its callback is first in line.
+    if let resolution { deliverDeferred(resolution) }
   }
 }
 

@@ -114,10 +114,10 @@ import TinyTestSupport
     #expect(state.isDelivering)
     #expect(state.takeDeferred().isEmpty)
     #expect(!state.isDelivering)
-    // The next queued registration delivers itself, and others wait for it.
+    // The next queued registration delivers: it is first in line, and others wait behind it.
     #expect(state.register("queued D", queued: true) == .deliverNow)
     #expect(state.register("queued E", queued: true) == .deferred)
-    #expect(state.takeDeferred().map(\.callback) == ["queued E"])
+    #expect(state.takeDeferred().map(\.callback) == ["queued D", "queued E"])
     #expect(state.takeDeferred().isEmpty)
     #expect(!state.isDelivering)
   }
@@ -128,6 +128,9 @@ import TinyTestSupport
     _ = state.resolve(with: .rejected(TestError())) { 1 }
     #expect(!state.isDelivering)
     #expect(state.register("queued", queued: true) == .deliverNow)
+    #expect(state.takeDeferred().map(\.callback) == ["queued"])
+    #expect(state.takeDeferred().isEmpty)
+    #expect(!state.isDelivering)
   }
 
   @Test(

@@ -27,8 +27,8 @@ struct PromiseState<Callback> {
     case waiting
     /// The promise is resolved: run the callback now, on this thread.
     case runNow
-    /// The promise is resolved and this thread now delivers queued callbacks: send this one to
-    /// its queue, then call ``takeDeferred()`` until it returns nothing.
+    /// The promise is resolved and this thread now delivers queued callbacks: the callback
+    /// waits in line, first, and this thread calls ``takeDeferred()`` until it returns nothing.
     case deliverNow
     /// The promise is resolved and another thread is delivering queued callbacks: it will send
     /// this one after those registered before it.
@@ -46,8 +46,8 @@ struct PromiseState<Callback> {
   /// lock is held: a resolution that happened before another has the smaller stamp. 0 while
   /// pending.
   private(set) var stamp: UInt64 = 0
-  /// Callbacks registered while pending, oldest first; once resolved, queued callbacks
-  /// registered while another thread delivers.
+  /// Callbacks registered while pending, oldest first; once resolved, the queued callbacks
+  /// that wait for the delivering thread.
   private(set) var waiting: [Entry] = []
   /// The position of the last queued callback in `waiting` while pending.
   private var lastQueued: Int?
@@ -115,16 +115,14 @@ struct PromiseState<Callback> {
       return .waiting
     }
     guard queued else { return .runNow }
-    if isDelivering {
-      waiting.append((id ?? makeID(), callback))
-      return .deferred
-    }
+    waiting.append((id ?? makeID(), callback))
+    if isDelivering { return .deferred }
     isDelivering = true
     return .deliverNow
   }
 
-  /// Hands the delivering thread the queued callbacks registered while it delivered, oldest
-  /// first; when there are none, it stops delivering.
+  /// Hands the delivering thread the queued callbacks waiting in line, oldest first; when there
+  /// are none, it stops delivering.
   mutating func takeDeferred() -> [Entry] {
     if waiting.isEmpty { isDelivering = false }
     defer { waiting = [] }
