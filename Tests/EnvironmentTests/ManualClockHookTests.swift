@@ -73,7 +73,7 @@ func hookIsInOnlyWhileSettling() async {
     try await clock.sleep(for: .seconds(1))
     during.record(GlobalHook.bits)
   }
-  await clock.waitForSleepers()
+  check(await clock.waitForSleepers(), "the sleeper reaches the clock")
   check(GlobalHook.bits == 0, "a clock and its sleepers install nothing before an advance")
   await clock.advance(by: .seconds(1))
   check(during.all.count == 1 && during.all[0] != 0, "the hook is in while the clock settles")
@@ -102,7 +102,7 @@ func foreignHookIsKeptAndCalled() async {
       }
     }
   }
-  await clock.waitForSleepers()
+  check(await clock.waitForSleepers(), "the sleeper reaches the clock")
   await clock.advance(by: .seconds(1))
   check(GlobalHook.bits == foreign, "the hook that was there is back after the advance")
   _ = await result(of: sleeper)
@@ -143,7 +143,7 @@ func mainSerialHelperStartedWhileSettling() async {
     try await clock.sleep(for: .seconds(1))
     await withMainSerialPattern {}  // reads the clock's hook as "installed"
   }
-  await clock.waitForSleepers()
+  check(await clock.waitForSleepers(), "the sleeper reaches the clock")
   await clock.advance(by: .seconds(1))
   _ = await result(of: sleeper)
   check(GlobalHook.bits != 0, "the helper's hook stays installed")

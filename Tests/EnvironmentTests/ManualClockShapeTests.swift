@@ -86,7 +86,7 @@ func retryLoopBacksOff() async throws -> Bool {
       }
     }
     var seen: [Int] = []
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     seen.append(calls.value)  // 1
     await clock.advance(by: .milliseconds(999))
     seen.append(calls.value)  // 1: not yet
@@ -107,7 +107,7 @@ func pollingLoopPollsOncePerInterval() async -> Bool {
   return await withWorld(.mock) { () async -> Bool in
     Current.clock = clock
     let poller = Task { await polling(every: .seconds(10)) { polls.record(clock.now.offset) } }
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     await clock.advance(by: .seconds(35))  // three more polls, each settled before the next
     let seen = polls.all
     poller.cancel()
@@ -127,7 +127,7 @@ func timeoutFires() async -> Bool {
         return 1
       }
     }
-    await clock.waitForSleepers(2)
+    guard await clock.waitForSleepers(2) else { return false }
     await clock.advance(by: .seconds(5))
     // Read once the task that owns the group has its result: that task may have been running,
     // not yet waiting on the group, when the clock woke the timeout (see ManualClock's docs).
@@ -149,7 +149,7 @@ func timeoutDoesNotFire() async throws -> Bool {
         return 42
       }
     }
-    await clock.waitForSleepers(2)
+    guard await clock.waitForSleepers(2) else { return false }
     await clock.advance(by: .seconds(2))
     // The group's owner has its result (see above).
     let value = try await TinyTestSupport.value(of: quick)
@@ -164,11 +164,11 @@ func timeoutDoesNotFire() async throws -> Bool {
     Current.clock = clock
     let field = SearchField()
     field.queryChanged("a")
-    await clock.waitForSleepers(1)
+    guard await clock.waitForSleepers(1) else { return false }
     await clock.advance(by: .milliseconds(200))
     field.queryChanged("ad")
     field.queryChanged("ada")
-    await clock.waitForSleepers(1)
+    guard await clock.waitForSleepers(1) else { return false }
     await clock.advance(by: .milliseconds(299))
     let early = field.searches
     await clock.advance(by: .milliseconds(1))

@@ -9,7 +9,7 @@ import TinyTestSupport
     #expect(clock.now == .init())
     // timing: virtual time, which only the test moves
     let nap = Task { try await clock.sleep(for: .seconds(3600)) }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     #expect(clock.now.offset == .zero)
     await clock.advance(by: .seconds(3599))
     #expect(clock.sleeperCount == 1)
@@ -33,7 +33,7 @@ import TinyTestSupport
           try? await clock.sleep(for: delay)
           woken.record("\(name)@\(clock.now.offset)")
         })
-      await clock.waitForSleepers(tasks.count)  // registered in this order
+      #expect(await clock.waitForSleepers(tasks.count))  // registered in this order
     }
     tasks.append(
       Task {
@@ -41,7 +41,7 @@ import TinyTestSupport
         try? await clock.sleep(for: .seconds(1))
         woken.record("a2@\(clock.now.offset)")
       })
-    await clock.waitForSleepers(4)
+    #expect(await clock.waitForSleepers(4))
     await clock.advance(by: .seconds(5))
     #expect(woken.all == ["a1@1.0 seconds", "a2@1.0 seconds", "b@2.0 seconds", "c@3.0 seconds"])
     for task in tasks { await value(of: task) }
@@ -63,7 +63,7 @@ import TinyTestSupport
     let clock = ManualClock()
     // timing: virtual time, which only the test moves
     let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     sleeper.cancel()
     await #expect(throws: CancellationError.self) { try await value(of: sleeper) }
     #expect(clock.sleeperCount == 0)
@@ -107,7 +107,7 @@ import TinyTestSupport
         ticks.increment()
       }
     }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(5))
     #expect(ticks.value == 5)
     ticker.cancel()
@@ -128,7 +128,7 @@ import TinyTestSupport
         group.addTask { done.record("group child") }
       }
     }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(1))
     #expect(Set(done.all) == ["child task", "async let", "group child"])
     await value(of: parent)
@@ -151,7 +151,7 @@ import TinyTestSupport
         }
       }
     }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(1))
     #expect(sums.count == 8)
     await value(of: parent)
@@ -161,7 +161,7 @@ import TinyTestSupport
     let clock = ManualClock()
     // timing: virtual time, which only the test moves
     let naps = (1...3).map { hours in Task { try await clock.sleep(for: .seconds(3600 * hours)) } }
-    await clock.waitForSleepers(3)
+    #expect(await clock.waitForSleepers(3))
     #expect(await clock.run())
     #expect(clock.now.offset == .seconds(3 * 3600))
     for nap in naps { #expect(await result(of: nap).isSuccess) }
@@ -169,7 +169,7 @@ import TinyTestSupport
       // timing: virtual time, which only the test moves
       while (try? await clock.sleep(for: .seconds(1))) != nil {}
     }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     #expect(await clock.run(maxSteps: 10) == false)
     #expect(clock.now.offset == .seconds(3 * 3600 + 10))
     forever.cancel()
@@ -202,7 +202,7 @@ import TinyTestSupport
       // timing: virtual time, which only the test moves
       try await clock.sleep(for: .seconds(1))
     }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     let satisfied = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return await clock.waitForSleepers(1, timeout: .seconds(3_600))
@@ -225,7 +225,7 @@ import TinyTestSupport
           try? await clock.sleep(for: .seconds(index.isMultiple(of: 2) ? 1 : 2))
           woken.record(index)
         })
-      await clock.waitForSleepers(index + 1)
+      #expect(await clock.waitForSleepers(index + 1))
     }
     await clock.advance(by: .seconds(2))
     let evens = Array(stride(from: 0, to: 400, by: 2))
@@ -243,7 +243,7 @@ import TinyTestSupport
         woken.increment()
       }
     }
-    await clock.waitForSleepers(10)
+    #expect(await clock.waitForSleepers(10))
     async let first: Void = clock.advance(by: .seconds(1))
     async let second: Void = clock.advance(by: .seconds(1))
     _ = await (first, second)
@@ -298,7 +298,7 @@ import TinyTestSupport
         try await clock.sleep(for: .seconds(1))
         await clock.advance(by: .seconds(1))
       }
-      await clock.waitForSleepers()
+      #expect(await clock.waitForSleepers())
       await clock.advance(by: .seconds(1))
       _ = await TinyTestSupport.result(of: task)
     }
@@ -314,7 +314,7 @@ import TinyTestSupport
         try await clock.sleep(for: .seconds(1))
         _ = await clock.run()
       }
-      await clock.waitForSleepers()
+      #expect(await clock.waitForSleepers())
       await clock.advance(by: .seconds(1))
       _ = await TinyTestSupport.result(of: task)
     }

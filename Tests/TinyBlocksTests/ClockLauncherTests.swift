@@ -17,7 +17,7 @@ import TinyWaiting
     launcher.every(.seconds(2)) { ticks.record(clock.now.offset) }
     #expect(clock.sleeperCount == 0)  // inactive: nothing sleeps
     launcher.start()
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .milliseconds(1_999))
     #expect(ticks.all == [])
     await clock.advance(by: .seconds(4) + .milliseconds(1))
@@ -33,7 +33,7 @@ import TinyWaiting
     launcher.every(.seconds(1)) { ticks.increment() }
     launcher.stop()  // inactive: nothing
     launcher.start()
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     launcher.start()  // active: no second grid
     await clock.advance(by: .seconds(3))
     #expect(ticks.value == 3)
@@ -53,7 +53,7 @@ import TinyWaiting
     #expect(launcher.isActive)
     await clock.advance(by: .seconds(1))
     launcher.every(.seconds(2)) { ticks.record(clock.now.offset) }  // the grid begins here
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(4))
     #expect(ticks.all == [.seconds(3), .seconds(5)])
     launcher.stop()
@@ -65,12 +65,12 @@ import TinyWaiting
     let ticks = Recorder<String>()
     launcher.every(.seconds(2)) { ticks.record("a \(clock.now.offset)") }
     launcher.start()
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(1))
     launcher.every(.seconds(2)) { ticks.record("b \(clock.now.offset)") }  // same grid
     await clock.advance(by: .seconds(2))
     launcher.every(.seconds(3)) { ticks.record("c \(clock.now.offset)") }  // a grid from 3 s
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(3))
     #expect(ticks.all == ["b 2.0 seconds", "c 6.0 seconds"])
     launcher.stop()
@@ -87,7 +87,7 @@ import TinyWaiting
       launcher?.every(.seconds(2)) { ticks.record("next \(clock.now.offset)") }
     }
     launcher.start()
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(4))
     #expect(ticks.all == ["tick 2.0 seconds", "next 4.0 seconds"])
     #expect(clock.sleeperCount == 1)  // the first grid's task ended
@@ -105,7 +105,7 @@ import TinyWaiting
       let marker = OnDeinit { taskFreed.open() }
       launcher.every(.seconds(1)) { withExtendedLifetime(marker) {} }
       launcher.start()
-      await clock.waitForSleepers()
+      #expect(await clock.waitForSleepers())
     }
     #expect(weakLauncher == nil)
     #expect(taskFreed.isOpen)
@@ -120,7 +120,7 @@ import TinyWaiting
       let ids = Recorder<UUID>()
       launcher.every(.seconds(1)) { ids.record(Current.uuid()) }  // the scope of start()
       launcher.start()
-      await manual.waitForSleepers()
+      #expect(await manual.waitForSleepers())
       await manual.advance(by: .seconds(2))
       launcher.stop()
       #expect(

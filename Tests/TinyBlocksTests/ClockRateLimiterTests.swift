@@ -22,7 +22,7 @@ enum Scope {
       limiter.execute { log.record("\(name) \(clock.now.offset)") }
     }
     #expect(log.all == ["a 0.0 seconds"])  // at once, inside execute
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(1))
     #expect(log.all == ["a 0.0 seconds", "c 1.0 seconds"])
     await clock.advance(by: .seconds(1))  // nothing kept: the limiter stops its launcher
@@ -40,7 +40,7 @@ enum Scope {
       let limiter = RateLimiter(interval: .milliseconds(250), clock: Current.clock)
       limiter.execute { ids.record(Current.uuid().uuidString) }  // at once
       limiter.execute { ids.record(Current.uuid().uuidString) }  // kept for the tick
-      await clock.waitForSleepers()
+      #expect(await clock.waitForSleepers())
       await clock.advance(by: .milliseconds(250))
       limiter.cancel()
     }
@@ -55,7 +55,7 @@ enum Scope {
     Scope.$name.withValue("first") { limiter.execute { seen.record(Scope.name) } }
     Scope.$name.withValue("replaced") { limiter.execute { seen.record(Scope.name) } }
     Scope.$name.withValue("kept") { limiter.execute { seen.record(Scope.name) } }
-    await clock.waitForSleepers()
+    #expect(await clock.waitForSleepers())
     await clock.advance(by: .seconds(1))
     #expect(seen.all == ["first", "kept"])
     limiter.cancel()
@@ -90,7 +90,7 @@ enum Scope {
       log.record("a returns \(clock.now.offset)")
     }
     limiter.execute { log.record("b \(clock.now.offset)") }
-    await clock.waitForSleepers(2)  // "a" sleeps, and so does the launcher
+    #expect(await clock.waitForSleepers(2))  // "a" sleeps, and so does the launcher
     await clock.advance(by: .seconds(3))
     #expect(
       log.all == ["a starts 0.0 seconds", "a returns 2.5 seconds", "b 3.0 seconds"])
@@ -125,7 +125,7 @@ enum Scope {
       limiter.execute {}
       let kept = OnDeinit { released.finish() }
       limiter.execute { withExtendedLifetime(kept) {} }
-      await clock.waitForSleepers()
+      #expect(await clock.waitForSleepers())
     }
     #expect(weakLimiter == nil)
     #expect(clock.sleeperCount == 0)

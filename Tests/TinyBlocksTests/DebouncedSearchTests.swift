@@ -58,11 +58,11 @@ func debouncedSearch() async -> Bool {
     Current.clock = clock
     let model = SearchModel()
     model.queryChanged("a")
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     await clock.advance(by: .milliseconds(200))
     model.queryChanged("ad")
     model.queryChanged("ada")
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     await clock.advance(by: .milliseconds(299))
     let early = model.results
     await clock.advance(by: .milliseconds(1))  // the search starts and waits for the server

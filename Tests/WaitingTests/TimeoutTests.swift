@@ -14,14 +14,14 @@ import TinyWaiting
   }
 
   @Test func theOperationsValueWhenItEndsFirstAndTheTimerLeavesTheClock() async throws {
-    let clock = TestClock()
+    let clock = StepClock()
     #expect(try await withTimeout(.seconds(5), clock: clock) { 42 } == 42)
     #expect(clock.sleeperCount == 0)
     #expect(clock.now.offset == .zero)
   }
 
   @Test func theOperationsErrorWhenItThrowsFirst() async {
-    let clock = TestClock()
+    let clock = StepClock()
     await #expect(throws: TestError(7)) {
       try await withTimeout(.seconds(5), clock: clock) { () async throws -> Int in
         throw TestError(7)
@@ -31,12 +31,12 @@ import TinyWaiting
   }
 
   @Test func aTimeoutErrorAndACancelledOperationWhenTheClockPassesTheTimeoutFirst() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let cancelled = Gate()
     let timed = Task {
       try await withTimeout(.seconds(5), clock: clock) { try await Self.untilCancelled(cancelled) }
     }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     clock.advance(by: .seconds(4))
     #expect(!cancelled.isOpen)
     clock.advance(by: .seconds(1))
@@ -48,7 +48,7 @@ import TinyWaiting
   }
 
   @Test func aTimeoutWaitsForAnOperationThatIgnoresCancellation() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let release = Gate()
     let order = Recorder<String>()
     let timedOut = Waiter()
@@ -65,7 +65,7 @@ import TinyWaiting
         throw error
       }
     }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     clock.advance(by: .seconds(5))
     // bounded: the error comes within microseconds unless it waits for the operation
     #expect(await !timedOut.wait(timeout: .milliseconds(200)))
@@ -80,14 +80,14 @@ import TinyWaiting
   }
 
   @Test func aTimeoutOfMoreThanAHundredYearsWaitsAHundredYears() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let cancelled = Gate()
     let timed = Task {
       try await withTimeout(.seconds(Int64.max), clock: clock) {
         try await Self.untilCancelled(cancelled)
       }
     }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     let century = Duration.seconds(100 * 365 * 24 * 3_600)
     clock.advance(by: century - .seconds(1))
     #expect(clock.sleeperCount == 1)
@@ -101,14 +101,14 @@ import TinyWaiting
   @Test func cancellingTheCallerCancelsTheOperationAndTheTimer() async {
     // Both end at once, in either order: the caller gets the operation's outcome every time.
     for _ in 0..<20 {
-      let clock = TestClock()
+      let clock = StepClock()
       let cancelled = Gate()
       let timed = Task {
         try await withTimeout(.seconds(5), clock: clock) {
           try await Self.untilCancelled(cancelled)
         }
       }
-      await clock.sleepers(1)
+      await clock.waitForSleepers(1)
       timed.cancel()
       #expect(await TinyTestSupport.result(of: timed).error is CancellationError)
       #expect(cancelled.isOpen)
@@ -117,21 +117,21 @@ import TinyWaiting
   }
 
   @Test func anOperationThatFinishesWhenCancelledGivesItsOwnOutcomeToACancelledCaller() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let timed = Task {
       try await withTimeout(.seconds(5), clock: clock) { () async -> String in
         _ = try? await Promise<Int>().value
         return "partial"
       }
     }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     timed.cancel()
     #expect(await TinyTestSupport.result(of: timed).value == "partial")
   }
 
   @Test(arguments: [Duration.zero, .nanoseconds(-1), .seconds(-5)])
   func aTimeoutThatIsNotPositiveThrowsAtOnceWithoutRunningTheOperation(timeout: Duration) async {
-    let clock = TestClock()
+    let clock = StepClock()
     let runs = Counter()
     await #expect(throws: TimeoutError(timeout: timeout)) {
       try await withTimeout(timeout, clock: clock) { runs.increment() }
@@ -174,17 +174,17 @@ import TinyWaiting
 
 @Suite(.timeLimit(suiteTimeLimit), .watchdog) struct PromiseValueTimeoutTests {
   @Test func theValueWhenThePromiseResolvesFirstAndTheTimerLeavesTheClock() async throws {
-    let clock = TestClock()
+    let clock = StepClock()
     let promise = Promise<Int>()
     let awaiting = Task { try await promise.value(timeout: .seconds(5), clock: clock) }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     promise.fulfill(8)
     #expect(try await TinyTestSupport.value(of: awaiting) == 8)
     #expect(clock.sleeperCount == 0)
   }
 
   @Test func aResolvedPromiseAnswersAtOnceWithoutATimer() async throws {
-    let clock = TestClock()
+    let clock = StepClock()
     #expect(try await Promise(value: 4).value(timeout: .seconds(5), clock: clock) == 4)
     await #expect(throws: TestError(5)) {
       try await Promise<Int>(error: TestError(5)).value(timeout: .seconds(5), clock: clock)
@@ -193,23 +193,23 @@ import TinyWaiting
   }
 
   @Test func theErrorWhenThePromiseIsRejectedFirst() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let promise = Promise<Int>()
     let awaiting = Task { try await promise.value(timeout: .seconds(5), clock: clock) }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     promise.reject(TestError(3))
     #expect(await TinyTestSupport.result(of: awaiting).testError == TestError(3))
     #expect(clock.sleeperCount == 0)
   }
 
   @Test func aTimeoutLeavesThePromiseToResolveForOthers() async throws {
-    let clock = TestClock()
+    let clock = StepClock()
     let promise = Promise<Int>()
     let seen = Recorder<Int>()
     promise.whenResolved { seen.record($0.value ?? -1) }
     let other = Task { try await promise.value }
     let timed = Task { try await promise.value(timeout: .seconds(5), clock: clock) }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     clock.advance(by: .seconds(5))
     #expect(
       await TinyTestSupport.result(of: timed).error as? TimeoutError
@@ -222,10 +222,10 @@ import TinyWaiting
   }
 
   @Test func cancellingTheCallerStopsTheWaitAndTheTimer() async {
-    let clock = TestClock()
+    let clock = StepClock()
     let promise = Promise<Int>()
     let timed = Task { try await promise.value(timeout: .seconds(5), clock: clock) }
-    await clock.sleepers(1)
+    await clock.waitForSleepers(1)
     timed.cancel()
     #expect(await TinyTestSupport.result(of: timed).error is CancellationError)
     #expect(clock.sleeperCount == 0)
@@ -234,7 +234,7 @@ import TinyWaiting
 
   @Test(arguments: [Duration.zero, .seconds(-1)])
   func aTimeoutThatIsNotPositiveReadsTheResolutionWithoutWaiting(timeout: Duration) async throws {
-    let clock = TestClock()
+    let clock = StepClock()
     #expect(try await Promise(value: 5).value(timeout: timeout, clock: clock) == 5)
     await #expect(throws: TestError(6)) {
       try await Promise<Int>(error: TestError(6)).value(timeout: timeout, clock: clock)

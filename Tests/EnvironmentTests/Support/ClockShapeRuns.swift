@@ -61,7 +61,7 @@ func wokenWorkYields() async -> Bool {
       await yielding(times) { done.increment() }
     }
   }
-  await clock.waitForSleepers(10)
+  guard await clock.waitForSleepers(10) else { return false }
   await clock.advance(by: .seconds(1))
   let seen = done.value
   for sleeper in sleepers { _ = await result(of: sleeper) }
@@ -83,7 +83,7 @@ func childrenYield() async -> Bool {
     }
     await child
   }
-  await clock.waitForSleepers()
+  guard await clock.waitForSleepers() else { return false }
   await clock.advance(by: .seconds(1))
   let seen = done.all
   _ = await result(of: parent)
@@ -103,7 +103,7 @@ func yieldingGroup() async -> Bool {
       }
     }
   }
-  await clock.waitForSleepers()
+  guard await clock.waitForSleepers() else { return false }
   await clock.advance(by: .seconds(1))
   let seen = ran.value
   _ = await result(of: owner)
@@ -126,7 +126,7 @@ func streamConsumer() async -> Bool {
     try await clock.sleep(for: .seconds(2))
     for value in 0..<3 { feed.yield(value) }
   }
-  await clock.waitForSleepers(2)
+  guard await clock.waitForSleepers(2) else { return false }
   await clock.advance(by: .seconds(1))  // the consumer now waits in its loop
   await clock.advance(by: .seconds(1))  // the producer feeds it
   let seen = consumed.value
@@ -156,7 +156,7 @@ func idleActorCalls() async -> Bool {
     Task { await tally.add() }
     await tally.add()
   }
-  await clock.waitForSleepers()
+  guard await clock.waitForSleepers() else { return false }
   await clock.advance(by: .seconds(1))
   let counted = await tally.count
   _ = await result(of: woken)
@@ -171,7 +171,7 @@ func mainActorPollingLoop() async -> Bool {
     Current.clock = clock
     let dashboard = Dashboard()
     let polling = await dashboard.start()
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     await clock.advance(by: .seconds(3))
     let refreshes = await dashboard.refreshes
     polling.cancel()
@@ -187,7 +187,7 @@ func mainActorPollingLoop() async -> Bool {
     Current.clock = clock
     let dashboard = Dashboard()
     let polling = dashboard.start()
-    await clock.waitForSleepers()
+    guard await clock.waitForSleepers() else { return false }
     await clock.advance(by: .seconds(3))
     let refreshes = dashboard.refreshes
     polling.cancel()
@@ -206,7 +206,7 @@ func mainActorPollingLoop() async -> Bool {
     for _ in 0..<3 { await Task.yield() }
     dashboard.count()
   }
-  await clock.waitForSleepers()
+  guard await clock.waitForSleepers() else { return false }
   await clock.advance(by: .seconds(1))
   let counted = dashboard.counted
   _ = await result(of: woken)
