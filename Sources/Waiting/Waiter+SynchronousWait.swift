@@ -81,7 +81,7 @@ extension Waiter {
     while true {
       // The clock first: a finish that lands after this reading is still seen just below.
       let now = clock.now
-      if let finishedAt { return finishedAt <= deadline }
+      if let isInTime = withState({ $0.isInTime(for: deadline) }) { return isInTime }
       if now >= deadline { return false }
       if now >= nextQuantum {
         // The last finish() may have come since the check above: then no run starts. Once the

@@ -43,8 +43,11 @@ public final class Waiter: Sendable {
   /// ```
   public let quantum: Duration
 
-  /// The count, the waits and the finishing instant, behind the waiter's lock.
-  private let state: Locked<WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>>
+  /// What the waiter knows: the count, the waits and the finishing instant.
+  typealias State = WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>
+
+  /// The state, behind the waiter's lock.
+  private let state: Locked<State>
 
   /// The clock that timestamps the finishing call and measures timeouts.
   let clock = ContinuousClock()
@@ -109,7 +112,8 @@ public final class Waiter: Sendable {
       for suspension in suspended {
         suspension.timer?.cancel()
         // A timeout task that ran late (a busy machine) must not turn a late finish into true.
-        suspension.continuation.resume(returning: now <= suspension.deadline)
+        suspension.continuation.resume(
+          returning: State.isInTime(now, for: suspension.deadline))
       }
       for semaphore in blocked {
         semaphore.signal()
@@ -143,14 +147,9 @@ public final class Waiter: Sendable {
 
   /// Runs `body` on the state with the lock held.
   func withState<Result>(
-    _ body: (inout WaiterState<ContinuousClock.Instant, Suspension, DispatchSemaphore>) -> Result
+    _ body: (inout State) -> Result
   ) -> Result {
     state.withLock(body)
-  }
-
-  /// When the waiter finished, or `nil` while it has not.
-  var finishedAt: ContinuousClock.Instant? {
-    withState { $0.finishedAt }
   }
 }
 

@@ -19,6 +19,18 @@ import TinyTestSupport
     #expect(state.finishCount == 4)
   }
 
+  /// The one rule for every wait's result: a finish at the deadline itself is in time.
+  @Test func aFinishAtTheDeadlineIsInTime() {
+    var state = State(expectedCount: 1)
+    #expect(state.isInTime(for: 5) == nil)  // not finished yet
+    _ = transition(&state, at: 5)
+    #expect(state.isInTime(for: 4) == false)
+    #expect(state.isInTime(for: 5) == true)
+    #expect(state.isInTime(for: 6) == true)
+    #expect(State.isInTime(5, for: 5))
+    #expect(!State.isInTime(6, for: 5))
+  }
+
   @Test func theLastFinishHandsOutEveryWaitOnce() {
     var state = State(expectedCount: 1)
     let first = state.makeID()

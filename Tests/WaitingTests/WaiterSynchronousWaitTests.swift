@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TinyWaiting
+@testable import TinyWaiting
 import XCTest
 import TinyTestSupport
 
@@ -97,6 +97,15 @@ final class WaiterSynchronousWaitTests: WatchedTestCase {
     done.finish()
     XCTAssertTrue(done.wait(timeout: .seconds(1)) { calls += 1 })
     XCTAssertEqual(calls, 0)
+  }
+
+  /// A waiter waited on again and again keeps nothing of the waits that timed out.
+  func testWaitsThatTimeOutLeaveNothingBehind() {
+    let waiter = Waiter()
+    for _ in 0..<3 {
+      XCTAssertFalse(waiter.wait(timeout: .milliseconds(5)))
+    }
+    XCTAssertEqual(waiter.withState { $0.blockedCount }, 0)
   }
 
   func testAFinishedWaiterReturnsAtOnceAndZeroTimeoutDoesNotWait() {

@@ -28,6 +28,17 @@ struct WaiterState<Instant: Comparable, Suspension, Blocking> {
   /// Whether the expected number of `finish()` calls has come.
   var isFinished: Bool { finishedAt != nil }
 
+  /// Whether a wait with this deadline succeeds: `nil` while the waiter has not finished;
+  /// otherwise whether it finished by the deadline (at the deadline itself counts).
+  func isInTime(for deadline: Instant) -> Bool? {
+    finishedAt.map { Self.isInTime($0, for: deadline) }
+  }
+
+  /// Whether a finish at `finish` is in time for a wait with this deadline.
+  static func isInTime(_ finish: Instant, for deadline: Instant) -> Bool {
+    finish <= deadline
+  }
+
   /// The number of asynchronous waits still suspended.
   var suspendedCount: Int { suspended.count }
 
