@@ -157,13 +157,18 @@ import TinyWaiting
     let reached = Gate()
     let release = Gate()
     clock.holdNextRead(reached: reached, release: release)
-    clock.advance(to: .init(offset: .seconds(1)))
-    await reached.opened()
-    launcher.every(.seconds(2)) {
-      ticks.record(clock.now.offset)
-      ticked.finish()
+    // The held read blocks the woken task's thread, one of the few the tasks share: the grid is
+    // replaced and the read released from a thread of its own, which needs none of theirs.
+    let replaced = startThread {
+      reached.wait()
+      launcher.every(.seconds(2)) {
+        ticks.record(clock.now.offset)
+        ticked.finish()
+      }
+      release.open()
     }
-    release.open()
+    clock.advance(to: .init(offset: .seconds(1)))
+    await replaced.opened()
     // Nothing may tick until the clock reaches the new grid's deadline: the woken task, running
     // again now, gets a tenth of a second to show that it ticks.
     #expect(await !ticked.wait(timeout: .milliseconds(100)))
