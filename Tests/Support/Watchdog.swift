@@ -1,11 +1,53 @@
 import Dispatch
 import Testing
+import TinyInternals
 import XCTest
 
 /// How long a test case may run before ``Watchdog`` stops the test process: half as long again
 /// as ``suiteTimeLimit``, so that Swift Testing's own report of a test past its limit comes
 /// first whenever the test can still be stopped.
 public let watchdogLimit: Duration = .seconds(runsSlowly ? 450 : 90)
+
+/// How long a test process may run once its first watched test has started, before the
+/// watchdog stops it and names the tests still running: two minutes (half an hour when the run
+/// is slow, ``runsSlowly``). A test case's own limit can start late, when the cases before it
+/// keep the shared threads busy; this one bounds the whole run.
+public let processWatchdogLimit: Duration = .seconds(runsSlowly ? 1_800 : 120)
+
+/// The tests running now, by name, and the process's timer, started by the first of them.
+private let running = ProcessWatchdog()
+
+/// Stops the process ``processWatchdogLimit`` after the first watched test started, naming
+/// the tests still running then.
+private final class ProcessWatchdog: @unchecked Sendable {
+  // @unchecked: the timer is set up in `init` and never touched again.
+  private let names = Locked<[String: Int]>([:])
+  private let timer: any DispatchSourceTimer = {
+    let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
+    timer.schedule(deadline: .now() + processWatchdogLimit.seconds)
+    return timer
+  }()
+
+  init() {
+    // The watchdog lives as long as the process: the cycle through its timer is never broken.
+    timer.setEventHandler { [self] in
+      let still = names.withLock { $0.keys.sorted() }.joined(separator: "; ")
+      fatalError(
+        "Watchdog: the test process is still running \(processWatchdogLimit) after its first "
+          + "test started; still running: \(still)")
+    }
+    timer.activate()
+  }
+
+  func enter(_ name: String) { names.withLock { $0[name, default: 0] += 1 } }
+
+  func leave(_ name: String) {
+    names.withLock { names in
+      names[name, default: 1] -= 1
+      if names[name] == 0 { names[name] = nil }
+    }
+  }
+}
 
 /// Where the watchdogs' timers fire: a serial queue of its own gets a thread even when a hung
 /// test keeps every thread of the global queues (and so of the cooperative pool) busy.
@@ -39,7 +81,11 @@ public struct Watchdog: TestTrait, SuiteTrait, TestScoping {
     }
     timer.schedule(deadline: .now() + watchdogLimit.seconds)
     timer.activate()
-    defer { timer.cancel() }
+    running.enter(name)
+    defer {
+      timer.cancel()
+      running.leave(name)
+    }
     try await function()
   }
 }
@@ -67,11 +113,13 @@ open class WatchedTestCase: XCTestCase {
     timer.schedule(deadline: .now() + watchdogLimit.seconds)
     timer.activate()
     watchdog = timer
+    running.enter(name)
   }
 
   override open func tearDown() {
     watchdog?.cancel()
     watchdog = nil
+    running.leave(name)
     super.tearDown()
   }
 }
