@@ -129,9 +129,9 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
   }
 
-  /// The number of entries in the table, live or not yet swept, for tests.
+  /// The number of entries in the table, live or not yet swept, counted one by one, for tests.
   var entryCount: Int {
-    table.withLock { $0.count }
+    table.withLock { $0.buckets.values.reduce(0) { $0 + $1.count } }
   }
 
   deinit {
