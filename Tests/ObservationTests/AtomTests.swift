@@ -205,11 +205,16 @@ import TinyInternals
       inDelivery.wait()
       count.set(2)  // took effect before `late` watches: `late` must not see it
     }
-    let lateToken = count.watch { late.record($0.new) }
+    let lateDone = Gate()
+    let lateToken = count.watch { change in
+      late.record(change.new)
+      if change.new == 3 { lateDone.open() }
+    }
     await onNewThread {
       count.set(3)
       release.open()
       done.wait()
+      lateDone.wait()  // `late` gets 3 after `blocker` in the same delivery
     }
     #expect(early.all == [1, 2, 3])
     #expect(late.all == [3])
