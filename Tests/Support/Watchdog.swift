@@ -74,20 +74,35 @@ public struct Watchdog: TestTrait, SuiteTrait, TestScoping {
     for test: Test, testCase: Test.Case?,
     performing function: @Sendable () async throws -> Void
   ) async throws {
-    let name = "\(test.name) (\(test.sourceLocation.fileID):\(test.sourceLocation.line))"
-    let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
-    timer.setEventHandler {
-      fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
-    }
-    timer.schedule(deadline: .now() + watchdogLimit.seconds)
-    timer.activate()
-    running.enter(name)
-    defer {
-      timer.cancel()
-      running.leave(name)
-    }
+    let stop = watch("\(test.name) (\(test.sourceLocation.fileID):\(test.sourceLocation.line))")
+    defer { stop() }
     try await function()
   }
+}
+
+/// Starts watching the test `name`: counts it among the process's running tests and arms a
+/// timer that stops the process if it is still running ``watchdogLimit`` later.
+///
+/// - Returns: What ends the watch, when the test has finished.
+private func watch(_ name: String) -> @Sendable () -> Void {
+  let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
+  timer.setEventHandler {
+    fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
+  }
+  timer.schedule(deadline: .now() + watchdogLimit.seconds)
+  timer.activate()
+  running.enter(name)
+  return { [timer = UncheckedTimer(timer)] in
+    timer.source.cancel()
+    running.leave(name)
+  }
+}
+
+/// A timer carried into the closure that cancels it.
+private struct UncheckedTimer: @unchecked Sendable {
+  // @unchecked: Dispatch sources may be used from any thread; this one is only cancelled.
+  let source: any DispatchSourceTimer
+  init(_ source: any DispatchSourceTimer) { self.source = source }
 }
 
 extension Trait where Self == Watchdog {
@@ -100,26 +115,17 @@ extension Trait where Self == Watchdog {
 /// that never returns. Every XCTest class here derives from it (`.ci/check-tests` checks).
 open class WatchedTestCase: XCTestCase {
   // nonisolated(unsafe): only XCTest's own thread touches it, in setUp and tearDown.
-  /// The running test's timer, made in `setUp()` and cancelled in `tearDown()`.
-  private nonisolated(unsafe) var watchdog: (any DispatchSourceTimer)?
+  /// Ends the running test's watch: set in `setUp()`, called in `tearDown()`.
+  private nonisolated(unsafe) var stopWatching: (@Sendable () -> Void)?
 
   override open func setUp() {
     super.setUp()
-    let name = self.name
-    let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
-    timer.setEventHandler {
-      fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
-    }
-    timer.schedule(deadline: .now() + watchdogLimit.seconds)
-    timer.activate()
-    watchdog = timer
-    running.enter(name)
+    stopWatching = watch(name)
   }
 
   override open func tearDown() {
-    watchdog?.cancel()
-    watchdog = nil
-    running.leave(name)
+    stopWatching?()
+    stopWatching = nil
     super.tearDown()
   }
 }
