@@ -9,31 +9,38 @@
 /// a million steps runs on a 512 KB stack.
 ///
 /// ```swift
-/// if Trampoline.enter() {
+/// if let entry = Trampoline.enter() {
 ///   deliver(batch)
-///   Trampoline.leave()
+///   Trampoline.leave(entry)
 /// } else {
 ///   Trampoline.enqueue { deliver(batch) }
 /// }
 /// ```
 @usableFromInline
 package enum Trampoline {
-  /// Makes the calling thread the runner of trampolined work and returns `true` (then run your
-  /// work and call ``leave()``), or returns `false` when the thread already is (then
-  /// ``enqueue(_:)`` the work instead).
+  /// The calling thread's runner of trampolined work, which ``enter()`` made it.
   @usableFromInline
-  package static func enter() -> Bool {
+  package struct Entry {
+    let state: UnsafeMutablePointer<ThreadState>
+  }
+
+  /// Makes the calling thread the runner of trampolined work and returns its entry (then run
+  /// your work and call ``leave(_:)`` with it), or returns `nil` when the thread already is
+  /// (then ``enqueue(_:)`` the work instead).
+  @usableFromInline
+  package static func enter() -> Entry? {
     let state = ThreadState.current
-    guard !state.pointee.isRunningTrampoline else { return false }
+    guard !state.pointee.isRunningTrampoline else { return nil }
     state.pointee.isRunningTrampoline = true
-    return true
+    return Entry(state: state)
   }
 
   /// Runs every piece of work queued on this thread, including work queued meanwhile, then
-  /// stops being the thread's runner. Call it once after ``enter()`` returned `true`.
+  /// stops being the thread's runner. Call it once, on the thread that ``enter()`` returned
+  /// `entry` on.
   @usableFromInline
-  package static func leave() {
-    let state = ThreadState.current
+  package static func leave(_ entry: Entry) {
+    let state = entry.state
     while !state.pointee.pending.isEmpty {
       let batch = state.pointee.pending
       state.pointee.pending = []
@@ -43,7 +50,7 @@ package enum Trampoline {
   }
 
   /// Queues `work` to run on this thread after the current piece of trampolined work. Call it
-  /// only when ``enter()`` returned `false`.
+  /// only when ``enter()`` returned `nil`.
   @usableFromInline
   package static func enqueue(_ work: @escaping () -> Void) {
     ThreadState.current.pointee.pending.append(work)
@@ -52,9 +59,9 @@ package enum Trampoline {
   /// Runs `work` now, and the work it queues after it, or queues it when this thread is already
   /// running trampolined work.
   package static func run(_ work: @escaping () -> Void) {
-    if enter() {
+    if let entry = enter() {
       work()
-      leave()
+      leave(entry)
     } else {
       enqueue(work)
     }
@@ -66,9 +73,9 @@ package enum Trampoline {
   ///
   /// Hand over the last reference: a temporary, or a variable with `consume`.
   package static func release<Value>(_ value: consuming Value) {
-    if enter() {
+    if let entry = enter() {
       destroy(value)
-      leave()
+      leave(entry)
     } else {
       enqueue { [value = consume value] in _ = value }
     }

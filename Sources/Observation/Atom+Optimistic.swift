@@ -85,7 +85,7 @@ extension Atom {
   ) -> (id: UInt64, isFirst: Bool) {
     var released = AtomState<Value>.Released()
     let (id, isFirst, batch) = state.withLock { $0.addLayer(change, releasing: &released) }
-    if let batch { deliver(batch) }
+    deliver(batch)
     return (id, isFirst)
   }
 
@@ -95,7 +95,7 @@ extension Atom {
     let (batch, next) = state.withLock {
       $0.rollBack(layer: id, error: error, releasing: &released)
     }
-    if let batch { deliver(batch) }
+    deliver(batch)
     next?.resume()
   }
 

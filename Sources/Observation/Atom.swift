@@ -109,7 +109,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     let (value, batch) = try state.withLock { (state) throws(Failure) in
       try state.update(releasing: &released, body)
     }
-    if let batch { deliver(batch) }
+    deliver(batch)
     return value
   }
 
@@ -187,23 +187,28 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
       Trampoline.release(consume removed)
     }
     if let mainAction { watcher.perform(mainAction) }
-    if let batch { deliver(batch) }
+    deliver(batch)
     return token
   }
 
-  /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
+  /// Delivers `batch`, if any, then every batch other threads queued meanwhile, until none is
+  /// left.
   ///
   /// Deliveries on one thread never nest (``Trampoline``): a delivery started from inside
   /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
   /// source's delivery) waits, and runs once the current one returns. So a chain of derived
   /// atoms of any length delivers in constant stack depth.
-  @inlinable func deliver(_ batch: consuming Delivery<Value>) {
-    guard Trampoline.enter() else {
-      let batch = batch
-      return Trampoline.enqueue { self.deliverAll(batch) }
-    }
+  @inlinable func deliver(_ batch: consuming Delivery<Value>?) {
+    guard let batch else { return }
+    guard let entry = Trampoline.enter() else { return enqueue(batch) }
     deliverAll(batch)
-    Trampoline.leave()
+    Trampoline.leave(entry)
+  }
+
+  /// Queues `batch` for the delivery running on this thread.
+  @inlinable func enqueue(_ batch: consuming Delivery<Value>) {
+    let batch = batch
+    Trampoline.enqueue { self.deliverAll(batch) }
   }
 
   /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
@@ -261,7 +266,7 @@ extension Atom where Value: Equatable {
         return (true, state.update(releasing: &released) { $0 = newValue }.batch)
       }
       guard swapped else { continue }
-      if let batch { deliver(batch) }
+      deliver(batch)
       return true
     }
   }

@@ -180,7 +180,7 @@ public final class Promise<Value: Sendable>: Sendable {
       entry.callback(resolution)
       if index == delivery.lastQueued { deliverDeferred(resolution) }
     }
-    if outermost { Trampoline.leave() }
+    if let outermost { Trampoline.leave(outermost) }
     return true
   }
 

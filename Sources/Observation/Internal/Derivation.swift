@@ -83,7 +83,7 @@ final class Derivation<Value: Sendable>: Sendable {
       }
       // `released` and the compared value are released here, after unlocking.
       guard isShown else { continue }
-      if let batch { storage.deliver(batch) }
+      storage.deliver(batch)
       return
     }
   }

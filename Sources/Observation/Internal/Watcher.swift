@@ -64,8 +64,9 @@
   /// `onChange` handler that reads a derived atom sees it recomputed (a derived atom is a
   /// watcher of its sources).
   @inlinable func send() {
-    for watcher in recipients {
-      watcher.deliver(change)
+    // Through the buffer: a `for` loop over the array itself retains and releases it.
+    recipients.withUnsafeBufferPointer { watchers in
+      for index in watchers.indices { watchers[index].deliver(change) }
     }
     tracking?.notifyChange()
   }
