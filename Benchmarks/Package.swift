@@ -67,6 +67,13 @@ let package = Package(
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
   } + [
+    // Instruction counts of an atom's update and set beside the same work written by hand, for
+    // `valgrind --tool=callgrind` (see the file's header).
+    .executableTarget(
+      name: "ObservationInstructions",
+      dependencies: [.product(name: "TinyObservation", package: root)],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
     // Wake latency on the main thread, where XCTest waits: a plain program, because benchmark
     // bodies run off the main thread. `swift run -c release WaitingMainThreadLatency`.
     .executableTarget(

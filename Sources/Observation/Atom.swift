@@ -109,7 +109,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     let (value, batch) = try state.withLock { (state) throws(Failure) in
       try state.update(releasing: &released, body)
     }
-    deliver(batch)
+    if batch != nil { deliver(batch) }  // a change that nobody watches makes no call
     return value
   }
 

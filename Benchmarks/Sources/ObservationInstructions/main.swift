@@ -1,0 +1,170 @@
+// Instruction counts and times of TinyObservation's update and set, beside the same work written
+// by hand, for Docs/Performance.md. Each operation is a call into a function that is not
+// inlined, as a benchmark body calls it.
+//
+//   swift build -c release --product ObservationInstructions
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//     .build/release/ObservationInstructions <mode> 100000
+//     (instructions per operation: the total less that of mode `none`, divided by 100,000)
+//   .build/release/ObservationInstructions <mode,mode,...> 3000000 time
+//     (the best of five runs, per operation)
+//
+// Modes: none, mutex (a `Mutex` increment), holder (the same lock plus the holder's thread, as
+// TinyBlocks' lock keeps it), minimal (the least an atom's update must do, written here), update
+// (`Atom.update`), set1 and set10 (`Atom.set` to 1 or 10 watchers), floor1 and floor10 (a lock
+// and an array of closures, the benchmarks' floor).
+
+import Glibc
+import Synchronization
+import TinyObservation
+
+/// Keeps a result alive without printing it.
+@inline(never) func use(_ value: Int) {
+  if value == -42 { print(value) }
+}
+
+/// Where handlers add what they receive; the program uses one thread.
+final class Total: @unchecked Sendable {  // safe: one thread
+  var value = 0
+}
+
+/// The calling thread's number, read through a call the optimizer cannot see into.
+@inline(never) func threadNumber() -> UInt { UInt(pthread_self()) }
+
+/// A `Mutex` with the holder's thread beside it, as TinyBlocks' lock keeps it.
+final class HolderLock: Sendable {
+  let mutex = Mutex(0)
+  let holder = Atomic<UInt>(0)
+
+  func increment() -> Int {
+    let thread = threadNumber()
+    if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
+    return mutex.withLock { value in
+      _ = holder.load(ordering: .acquiring)
+      holder.store(thread, ordering: .relaxed)
+      defer { holder.store(0, ordering: .releasing) }
+      value += 1
+      return value
+    }
+  }
+}
+
+/// The least an atom's update must do: that lock, a check for optimistic layers, the version,
+/// the check for watchers and tracking, and the replaced value handed out of the lock.
+final class MinimalAtom: Sendable {
+  struct State {
+    var value: Int? = 0
+    var version: UInt64 = 0
+    var watchers: [Total] = []
+    var tracking: Total?
+    var layers: [Int]?
+  }
+  let mutex = Mutex(State())
+  let holder = Atomic<UInt>(0)
+
+  @inline(never) func deliver() { print("no watcher here") }
+
+  func update(_ body: (inout Int) -> Void) -> Int {
+    let thread = threadNumber()
+    if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
+    var replaced: Int?
+    let (new, isWatched) = mutex.withLock { state in
+      _ = holder.load(ordering: .acquiring)
+      holder.store(thread, ordering: .relaxed)
+      defer { holder.store(0, ordering: .releasing) }
+      guard state.layers == nil, var new = state.value else { fatalError("no layers here") }
+      body(&new)
+      replaced = state.value.take()
+      state.value = new
+      state.version &+= 1
+      return (new, !state.watchers.isEmpty || state.tracking != nil)
+    }
+    if isWatched { deliver() }
+    use(replaced ?? 0)  // released here, after unlocking
+    return new
+  }
+}
+
+/// The benchmarks' floor: a value and an array of closures behind one `Mutex`, the array copied
+/// under the lock and every closure called after unlocking.
+final class LockAndClosures: Sendable {
+  struct State {
+    var value = 0
+    var handlers: [@Sendable (Int, Int) -> Void] = []
+  }
+  let state = Mutex(State())
+
+  func add(_ handler: @escaping @Sendable (Int, Int) -> Void) {
+    state.withLock { $0.handlers.append(handler) }
+  }
+
+  func set(_ value: Int) {
+    let (old, handlers) = state.withLock { state in
+      defer { state.value = value }
+      return (state.value, state.handlers)
+    }
+    for handler in handlers { handler(old, value) }
+  }
+}
+
+@inline(never) func increment(_ mutex: borrowing Mutex<Int>) -> Int {
+  mutex.withLock {
+    $0 += 1
+    return $0
+  }
+}
+@inline(never) func increment(_ lock: HolderLock) -> Int { lock.increment() }
+@inline(never) func increment(_ atom: MinimalAtom) -> Int { atom.update { $0 += 1 } }
+@inline(never) func increment(_ atom: Atom<Int>) -> Int { atom.update { $0 += 1 } }
+@inline(never) func set(_ atom: Atom<Int>, _ value: Int) { atom.set(value) }
+@inline(never) func set(_ floor: LockAndClosures, _ value: Int) { floor.set(value) }
+
+@inline(never) func run(_ mode: String, _ count: Int) {
+  switch mode {
+  case "none": break
+  case "mutex":
+    let mutex = Mutex(0)
+    for _ in 0..<count { use(increment(mutex)) }
+  case "holder":
+    let lock = HolderLock()
+    for _ in 0..<count { use(increment(lock)) }
+  case "minimal":
+    let atom = MinimalAtom()
+    for _ in 0..<count { use(increment(atom)) }
+  case "update":
+    let atom = Atom(0)
+    for _ in 0..<count { use(increment(atom)) }
+  case "set1", "set10":
+    let atom = Atom(0)
+    let total = Total()
+    let tokens = (0..<(mode == "set1" ? 1 : 10)).map { _ in
+      atom.watch { total.value &+= $0.new &- $0.old }
+    }
+    withExtendedLifetime(tokens) { for value in 0..<count { set(atom, value) } }
+    precondition(total.value > 0, "a watcher did not run")
+  case "floor1", "floor10":
+    let floor = LockAndClosures()
+    let total = Total()
+    for _ in 0..<(mode == "floor1" ? 1 : 10) {
+      floor.add { old, new in total.value &+= new &- old }
+    }
+    for value in 0..<count { set(floor, value) }
+    precondition(total.value > 0, "a handler did not run")
+  default: fatalError("unknown mode \(mode)")
+  }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let modes = arguments.first else {
+  fatalError("usage: ObservationInstructions <mode[,mode...]> [count] [time]")
+}
+let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+if arguments.count > 2 {
+  for mode in modes.split(separator: ",").map(String.init) {
+    let clock = ContinuousClock()
+    let best = (0..<5).map { _ in clock.measure { run(mode, count) } }.min()!
+    print(mode, best / count)
+  }
+} else {
+  run(modes, count)
+}
