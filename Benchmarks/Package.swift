@@ -10,7 +10,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
   ("Context", []),
-  ("Observation", [.product(name: "OpenCombine", package: "OpenCombine")]),
+  ("Observation", [.product(name: "OpenCombine", package: "OpenCombine"), "ObservationFloor"]),
   ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine"), "WaitingLatencySupport"]),
   (
     "Scheduling",
@@ -50,6 +50,8 @@ let package = Package(
       dependencies: [.product(name: "Benchmark", package: "benchmark")],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
+    // The hand-written floor of the Observation set benchmarks, which two programs share.
+    .target(name: "ObservationFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
     // What the wake-latency measurements share, off the main thread and on it.
     .target(name: "WaitingLatencySupport", swiftSettings: [.swiftLanguageMode(.v6)]),
   ] + suites.map { suite in
@@ -71,7 +73,7 @@ let package = Package(
     // `valgrind --tool=callgrind` (see the file's header).
     .executableTarget(
       name: "ObservationInstructions",
-      dependencies: [.product(name: "TinyObservation", package: root)],
+      dependencies: [.product(name: "TinyObservation", package: root), "ObservationFloor"],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     // Wake latency on the main thread, where XCTest waits: a plain program, because benchmark

@@ -7,6 +7,7 @@
 import Benchmark
 import BenchmarkSupport
 import Foundation
+import ObservationFloor
 import OpenCombine
 import Synchronization
 import TinyObservation
@@ -15,31 +16,6 @@ import TinyObservation
 /// run on one thread.
 final class Sink: @unchecked Sendable {  // safe: only ever touched by the benchmark's one thread
   var total = 0
-}
-
-/// The hand-written floor: a value and an array of `(old, new)` closures behind one `Mutex`;
-/// `set` swaps the value, copies the array under the lock and calls each closure outside it.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-final class LockAndClosures: Sendable {
-  private struct State {
-    var value = 0
-    var handlers: [@Sendable (Int, Int) -> Void] = []
-  }
-  private let state = Mutex(State())
-
-  func add(_ handler: @escaping @Sendable (Int, Int) -> Void) {
-    state.withLock { $0.handlers.append(handler) }
-  }
-
-  func set(_ value: Int) {
-    let (old, handlers) = state.withLock { state in
-      defer { state.value = value }
-      return (state.value, state.handlers)
-    }
-    for handler in handlers {
-      handler(old, value)
-    }
-  }
 }
 
 let benchmarks: @Sendable () -> Void = {

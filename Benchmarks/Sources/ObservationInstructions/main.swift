@@ -15,6 +15,7 @@
 // and an array of closures, the benchmarks' floor).
 
 import Glibc
+import ObservationFloor
 import Synchronization
 import TinyObservation
 
@@ -82,28 +83,6 @@ final class MinimalAtom: Sendable {
     if isWatched { deliver() }
     use(replaced ?? 0)  // released here, after unlocking
     return new
-  }
-}
-
-/// The benchmarks' floor: a value and an array of closures behind one `Mutex`, the array copied
-/// under the lock and every closure called after unlocking.
-final class LockAndClosures: Sendable {
-  struct State {
-    var value = 0
-    var handlers: [@Sendable (Int, Int) -> Void] = []
-  }
-  let state = Mutex(State())
-
-  func add(_ handler: @escaping @Sendable (Int, Int) -> Void) {
-    state.withLock { $0.handlers.append(handler) }
-  }
-
-  func set(_ value: Int) {
-    let (old, handlers) = state.withLock { state in
-      defer { state.value = value }
-      return (state.value, state.handlers)
-    }
-    for handler in handlers { handler(old, value) }
   }
 }
 
