@@ -18,7 +18,8 @@
 /// ```
 @usableFromInline
 package enum Trampoline {
-  /// The calling thread's runner of trampolined work, which ``enter()`` made it.
+  /// What ``enter()`` returns to the thread it made the runner of trampolined work, for
+  /// ``leave(_:)``: the thread's state, so that leaving does not look it up again.
   @usableFromInline
   package struct Entry {
     let state: UnsafeMutablePointer<ThreadState>
