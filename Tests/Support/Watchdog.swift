@@ -84,7 +84,7 @@ public struct Watchdog: TestTrait, SuiteTrait, TestScoping {
 /// timer that stops the process if it is still running ``watchdogLimit`` later.
 ///
 /// - Returns: What ends the watch, when the test has finished.
-private func watch(_ name: String) -> @Sendable () -> Void {
+private func watch(_ name: String) -> () -> Void {
   let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
   timer.setEventHandler {
     fatalError("Watchdog: \(name) still running \(watchdogLimit) after it started")
@@ -92,17 +92,10 @@ private func watch(_ name: String) -> @Sendable () -> Void {
   timer.schedule(deadline: .now() + watchdogLimit.seconds)
   timer.activate()
   running.enter(name)
-  return { [timer = UncheckedTimer(timer)] in
-    timer.source.cancel()
+  return {
+    timer.cancel()
     running.leave(name)
   }
-}
-
-/// A timer carried into the closure that cancels it.
-private struct UncheckedTimer: @unchecked Sendable {
-  // @unchecked: Dispatch sources may be used from any thread; this one is only cancelled.
-  let source: any DispatchSourceTimer
-  init(_ source: any DispatchSourceTimer) { self.source = source }
 }
 
 extension Trait where Self == Watchdog {
@@ -116,7 +109,7 @@ extension Trait where Self == Watchdog {
 open class WatchedTestCase: XCTestCase {
   // nonisolated(unsafe): only XCTest's own thread touches it, in setUp and tearDown.
   /// Ends the running test's watch: set in `setUp()`, called in `tearDown()`.
-  private nonisolated(unsafe) var stopWatching: (@Sendable () -> Void)?
+  private nonisolated(unsafe) var stopWatching: (() -> Void)?
 
   override open func setUp() {
     super.setUp()
