@@ -92,7 +92,7 @@ extension Sequence where Element: FixedWidthInteger {
   }
 
   /// The exact sum of the elements, or `nil` when it does not fit in `Element`; then `isAbove`
-  /// tells whether it is above `Element.max` or below `Element.min`.
+  /// tells whether it is above `Element.max` or below `Element.min` (`false` when it fits).
   @inlinable
   internal func exactSum() -> (total: Element?, isAbove: Bool) {
     if Element.bitWidth <= 64,

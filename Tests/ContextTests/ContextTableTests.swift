@@ -162,6 +162,24 @@ import TinyTestSupport
     print("\(size) dead owners reclaimed in \(operations) lookups; capacity \(table.capacity)")
   }
 
+  @Test func aSweepStepReclaimsAtMostItsShareOfDeadOwners() {
+    // The O(1) work per operation: a step takes a bounded bite of a crowd of dead owners, 8
+    // slots, wherever the cursor stands (wrapping round the end), and a lookup between steps
+    // takes none.
+    let table = ContextTable()
+    do {
+      let owners = (0..<20).map { _ in Model() }
+      for owner in owners { table.contextInfo(for: owner)[key] = 1 }
+    }
+    let probe = Model()
+    var counts: [Int] = []
+    for _ in 0..<(3 * SideTableLimits.lookupsPerSweepStep) {
+      _ = table.hasContext(for: probe)
+      counts.append(table.count)
+    }
+    #expect(counts == [20, 20, 20, 12, 12, 12, 12, 4, 4, 4, 4, 0])
+  }
+
   /// How a chain's owner holds the next one in its context.
   enum LinkShape: String, CaseIterable, Sendable {
     /// `ContextKey<Link>`.
@@ -500,4 +518,6 @@ final class AlwaysEqual: Hashable, Sendable {
 /// The table's tuning, as documented in ContextTable and Docs/Context.md.
 enum SideTableLimits {
   static let minimumCapacity = 64
+  /// One sweep step per this many lookups.
+  static let lookupsPerSweepStep = 4
 }

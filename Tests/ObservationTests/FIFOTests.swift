@@ -39,6 +39,18 @@ import TinyTestSupport
     #expect(expected == next)
   }
 
+  @Test func keepsItsStorageWhenItDrains() {
+    // A queue that fills and drains over and over stops allocating: draining keeps the room.
+    var fifo = FIFO<Int>()
+    for value in 0..<100 { fifo.append(value) }
+    let room = fifo.storage.capacity
+    while fifo.popFirst() != nil {}
+    #expect(fifo.isEmpty)
+    #expect(fifo.storage.capacity == room)
+    for value in 0..<100 { fifo.append(value) }
+    #expect(fifo.storage.capacity == room)
+  }
+
   @Test func releasesAnElementWhenItIsRemoved() {
     weak var weakOwner: Owner?
     var fifo = FIFO<Owner>()

@@ -103,6 +103,9 @@ import TinyTestSupport
     #expect(
       (Array(repeating: Int16.min, count: 3) + Array(repeating: Int16.max, count: 3)).sum() == -3)
     #expect(Array(repeating: UInt32.max, count: 3).exactSum() == (nil, true))
+    // A total that fits reports no side.
+    #expect([Int8.max, 1, -1].exactSum() == (Int8.max, false))
+    #expect([Int.min, 1, -1].exactSum() == (Int.min, false))
     #expect(
       (Array(repeating: UInt32.max, count: 3) + [0]).lazy.map { $0 }.exactSum() == (nil, true))
   }

@@ -34,7 +34,7 @@ internal struct IntegerSum<Value: FixedWidthInteger> {
   }
 
   /// The total, or `nil` when it does not fit in `Value`; then `isAbove` tells whether it is
-  /// above `Value.max` or below `Value.min`.
+  /// above `Value.max` or below `Value.min` (`false` when it fits).
   @inlinable
   internal var exactTotal: (total: Value?, isAbove: Bool) {
     carries == 0 ? (wrapped, false) : (nil, carries > 0)
@@ -98,7 +98,7 @@ internal struct WideSum {
   }
 
   /// The total as a `Value` of at most 64 bits, or `nil` when it does not fit; then `isAbove`
-  /// tells whether it is above `Value.max` or below `Value.min`.
+  /// tells whether it is above `Value.max` or below `Value.min` (`false` when it fits).
   @inlinable
   internal func exactTotal<Value: FixedWidthInteger>(as _: Value.Type)
     -> (total: Value?, isAbove: Bool)
