@@ -117,20 +117,8 @@ let responseDataKey = DefaultedContextKey<Data>("response data", default: Data()
     #if canImport(ObjectiveC)
       #expect(weak.aliveCount == 0)  // associated objects: released with the alert
     #else
-      // The shared table releases the button when it reclaims the alert's entry: within 12 n
-      // operations on the table (other tests' operations only make it sooner).
-      let probe = Model()
-      let bound = 12 * max(ContextTable.shared.count, 1)
-      var operations = 0
-      while weak.aliveCount > 0, operations < bound {
-        _ = ContextTable.shared.hasContext(for: probe)
-        operations += 1
-      }
-      // The operation that reclaimed the entry may be another test's, on another thread, which
-      // releases the button after unlocking: wait that out too, for at most the helper timeout
-      // (a thread can wait its turn for a long time under the thread sanitizer).
-      let released = ContinuousClock.now + helperTimeout
-      while weak.aliveCount > 0, ContinuousClock.now < released { sched_yield() }
+      // The shared table releases the button when it reclaims the alert's entry.
+      sweepSharedTable { weak.aliveCount == 0 }
       #expect(weak.aliveCount == 0)
     #endif
   }
@@ -138,21 +126,14 @@ let responseDataKey = DefaultedContextKey<Data>("response data", default: Data()
   @Test func aChainOfObjectsEachCarryingTheNextIsFreed() {
     // Each object's default context holds the next object. On Apple platforms the chain goes
     // with its first object; on Linux the shared table reclaims the first entry within its
-    // bound (12 n operations on the table, other tests' operations only make it sooner), and
-    // the rest of the chain with it.
+    // bound, and the rest of the chain with it.
     let size = 2_000
     let released = Counter()
     do {
       let links = (0..<size).map { _ in Link(released: released) }
       for index in 0..<size - 1 { links[index].contextInfo[nextLinkKey] = links[index + 1] }
     }
-    let probe = Model()
-    let bound = 12 * (ContextTable.shared.count + 1)
-    var operations = 0
-    while released.value < size, operations < bound {
-      _ = ContextTable.shared.hasContext(for: probe)
-      operations += 1
-    }
+    sweepSharedTable { released.value == size }
     #expect(released.value == size)
   }
 

@@ -115,3 +115,23 @@ final class OwnerHeldLink: ContextCarrying, Sendable {
 /// The key under which each link of a chain holds the next one.
 let nextLinkKey = ContextKey<Link>("next")
 let nextOwnerHeldLinkKey = ContextKey<OwnerHeldLink>("next")
+
+/// Looks up an object without a context in the shared table until `isDone` holds, so that the
+/// table's sweep reaches the entries of owners that are gone (Linux). Other tests add owners
+/// to the shared table meanwhile, so the bound (12 n lookups, the table's bound for reclaiming
+/// one entry) follows the largest size the table reaches. An entry that another test's
+/// operation reclaimed is released on that test's thread after its lock: that is waited out
+/// too, for at most ``helperTimeout``.
+func sweepSharedTable(until isDone: () -> Bool) {
+  let probe = Model()
+  var lookups = 0
+  var largest = 0
+  while !isDone() {
+    largest = max(largest, ContextTable.shared.count)
+    guard lookups <= 12 * (largest + 1) else { break }
+    _ = ContextTable.shared.hasContext(for: probe)
+    lookups += 1
+  }
+  let deadline = ContinuousClock.now + helperTimeout
+  while !isDone(), ContinuousClock.now < deadline { sched_yield() }
+}
