@@ -10,11 +10,13 @@
 //     (the best of five runs, per operation)
 //
 // Modes: none, mutex (a `Mutex` increment), holder (the same lock plus the holder's thread, as
-// TinyBlocks' lock keeps it), minimal (the least an atom's update must do, written here), update
-// (`Atom.update`), set1 and set10 (`Atom.set` to 1 or 10 watchers), floor1 and floor10 (a lock
-// and an array of closures, the benchmarks' floor).
+// TinyBlocks' lock keeps it), minimal (the least an atom's update must do, in StandIns.swift),
+// update (`Atom.update`), set1 and set10 (`Atom.set` to 1 or 10 watchers), minimalset1 and
+// minimalset10 (the least such a set must do), floor1 and floor10 (a lock and an array of
+// closures, the benchmarks' floor); mutex2, holder2, minimal2 and update2 are mutex, holder,
+// minimal and update made by two threads at once, half the count each (times only).
 
-import Glibc
+import Dispatch
 import ObservationFloor
 import Synchronization
 import TinyObservation
@@ -29,63 +31,6 @@ final class Total: @unchecked Sendable {  // safe: one thread
   var value = 0
 }
 
-/// The calling thread's number, read through a call the optimizer cannot see into.
-@inline(never) func threadNumber() -> UInt { UInt(pthread_self()) }
-
-/// A `Mutex` with the holder's thread beside it, as TinyBlocks' lock keeps it.
-final class HolderLock: Sendable {
-  let mutex = Mutex(0)
-  let holder = Atomic<UInt>(0)
-
-  func increment() -> Int {
-    let thread = threadNumber()
-    if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
-    return mutex.withLock { value in
-      _ = holder.load(ordering: .acquiring)
-      holder.store(thread, ordering: .relaxed)
-      defer { holder.store(0, ordering: .releasing) }
-      value += 1
-      return value
-    }
-  }
-}
-
-/// The least an atom's update must do: that lock, a check for optimistic layers, the version,
-/// the check for watchers and tracking, and the replaced value handed out of the lock.
-final class MinimalAtom: Sendable {
-  struct State {
-    var value: Int? = 0
-    var version: UInt64 = 0
-    var watchers: [Total] = []
-    var tracking: Total?
-    var layers: [Int]?
-  }
-  let mutex = Mutex(State())
-  let holder = Atomic<UInt>(0)
-
-  @inline(never) func deliver() { print("no watcher here") }
-
-  func update(_ body: (inout Int) -> Void) -> Int {
-    let thread = threadNumber()
-    if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
-    var replaced: Int?
-    let (new, isWatched) = mutex.withLock { state in
-      _ = holder.load(ordering: .acquiring)
-      holder.store(thread, ordering: .relaxed)
-      defer { holder.store(0, ordering: .releasing) }
-      guard state.layers == nil, var new = state.value else { fatalError("no layers here") }
-      body(&new)
-      replaced = state.value.take()
-      state.value = new
-      state.version &+= 1
-      return (new, !state.watchers.isEmpty || state.tracking != nil)
-    }
-    if isWatched { deliver() }
-    use(replaced ?? 0)  // released here, after unlocking
-    return new
-  }
-}
-
 @inline(never) func increment(_ mutex: borrowing Mutex<Int>) -> Int {
   mutex.withLock {
     $0 += 1
@@ -94,6 +39,7 @@ final class MinimalAtom: Sendable {
 }
 @inline(never) func increment(_ lock: HolderLock) -> Int { lock.increment() }
 @inline(never) func increment(_ atom: MinimalAtom) -> Int { atom.update { $0 += 1 } }
+@inline(never) func set(_ atom: MinimalWatchedAtom, _ value: Int) { atom.set(value) }
 @inline(never) func increment(_ atom: Atom<Int>) -> Int { atom.update { $0 += 1 } }
 @inline(never) func set(_ atom: Atom<Int>, _ value: Int) { atom.set(value) }
 @inline(never) func set(_ floor: LockAndClosures, _ value: Int) { floor.set(value) }
@@ -121,6 +67,34 @@ final class MinimalAtom: Sendable {
     }
     withExtendedLifetime(tokens) { for value in 0..<count { set(atom, value) } }
     precondition(total.value > 0, "a watcher did not run")
+  case "minimalset1", "minimalset10":
+    let atom = MinimalWatchedAtom()
+    let total = Total()
+    for _ in 0..<(mode == "minimalset1" ? 1 : 10) {
+      atom.watch { total.value &+= $0.new &- $0.old }
+    }
+    for value in 0..<count { set(atom, value) }
+    precondition(total.value > 0, "a watcher did not run")
+  case "mutex2":
+    let mutex = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      for _ in 0..<count / 2 { use(increment(mutex)) }
+    }
+  case "holder2":
+    let lock = HolderLock()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      for _ in 0..<count / 2 { use(increment(lock)) }
+    }
+  case "minimal2":
+    let atom = MinimalAtom()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      for _ in 0..<count / 2 { use(increment(atom)) }
+    }
+  case "update2":
+    let atom = Atom(0)
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      for _ in 0..<count / 2 { use(increment(atom)) }
+    }
   case "floor1", "floor10":
     let floor = LockAndClosures()
     let total = Total()
