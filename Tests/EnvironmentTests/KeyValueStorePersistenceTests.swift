@@ -132,6 +132,13 @@ import TinyTestSupport
       store.removeValue(forKey: "key")
     }
 
+    @Test func theStandardFileIsNamedAfterTheBundleElseTheProcess() {
+      let name = PropertyListFileBackend.domainName
+      #expect(name("com.example.app", "tool") == "com.example.app")
+      #expect(name("", "tool") == "tool")
+      #expect(name(nil, "tool") == "tool")
+    }
+
     @Test func theFileIsWrittenBeforeSetReturnsAndRemovedWithTheLastValue() {
       withSuite { suite in
         let store = KeyValueStore.userDefaults(suiteName: suite)

@@ -23,6 +23,68 @@ import TinyTestSupport
     }.wait()
     #expect(freed.all == [true])
   }
+
+  @Test(arguments: [SchedulerChain.rateLimiter, .debouncer])
+  func whatADroppedWaitingActionsReleaseSetsOffComesAfterIt(kind: SchedulerChain) {
+    // A cancel drops an action waiting for the running one; the dropped action holds another
+    // scheduler, which its release frees, and that one's kept action goes with it: one after
+    // the other, not one inside the other (so a chain of them needs no deeper stack).
+    let log = Recorder<String>()
+    let launcher = FakePeriodicTaskLauncher()
+    let handoff = Handoff()
+    do {
+      let inner = kind.make(holding: OnDeinit { log.record("inner's kept action released") })
+      let outerAction = LetsGoInDeinit(holding: inner, log: log)
+      handoff.action = { withExtendedLifetime(outerAction) {} }
+    }
+    switch kind {
+    case .rateLimiter:
+      let limiter = RateLimiter(interval: .seconds(60), launcher: launcher)
+      limiter.execute {  // runs at once
+        limiter.cancel()
+        limiter.execute(handoff.take())  // quiescent, so it waits for this one
+        limiter.cancel()  // drops it
+      }
+    default:
+      let debouncer = Debouncer(interval: .seconds(60), launcher: launcher)
+      debouncer.execute {
+        debouncer.execute(handoff.take())
+        debouncer.flush()  // it waits for this one
+        debouncer.cancel()  // drops it
+      }
+      launcher.fire()
+    }
+    #expect(log.all == ["outer begins", "outer ends", "inner's kept action released"])
+  }
+}
+
+/// Lets go of what it holds in the middle of its `deinit`, between two log entries.
+private final class LetsGoInDeinit: @unchecked Sendable {
+  // @unchecked: `held` is set before the object is shared and cleared only in its deinit.
+  private var held: AnyObject?
+  private let log: Recorder<String>
+
+  init(holding held: AnyObject, log: Recorder<String>) {
+    self.held = held
+    self.log = log
+  }
+
+  deinit {
+    log.record("outer begins")
+    held = nil
+    log.record("outer ends")
+  }
+}
+
+/// Hands an action over once, keeping no reference to it.
+private final class Handoff: @unchecked Sendable {
+  // @unchecked: set and taken on the test's one thread.
+  var action: (@Sendable () -> Void)?
+
+  func take() -> @Sendable () -> Void {
+    defer { action = nil }
+    return action ?? {}
+  }
 }
 
 /// A scheduler that keeps a closure of the user's: the kept action of a limiter or a

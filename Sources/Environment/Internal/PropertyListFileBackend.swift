@@ -215,8 +215,15 @@ final class PropertyListFileBackend: KeyValueBackend {
   /// The name of the standard defaults' file: the main bundle's identifier, else the process's
   /// name, as swift-corelibs-foundation's `UserDefaults` names it.
   static var standardDomainName: String {
-    if let identifier = Bundle.main.bundleIdentifier, !identifier.isEmpty { return identifier }
-    return ProcessInfo.processInfo.processName
+    domainName(
+      bundleIdentifier: Bundle.main.bundleIdentifier,
+      processName: ProcessInfo.processInfo.processName)
+  }
+
+  /// `bundleIdentifier` unless it is `nil` or empty, else `processName`.
+  static func domainName(bundleIdentifier: String?, processName: String) -> String {
+    if let bundleIdentifier, !bundleIdentifier.isEmpty { return bundleIdentifier }
+    return processName
   }
 }
 
