@@ -57,7 +57,9 @@
   public struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
     /// The thread that holds the lock (see `ThreadState.number`), or 0. Atomic because a thread
-    /// reads it before taking the lock; only the holder writes it.
+    /// reads it before taking the lock; only the holder writes it. Relaxed is enough: a thread
+    /// can read its own number there only if it wrote it itself and still holds the lock, and
+    /// the `Mutex` orders the state itself.
     @usableFromInline let holder = Atomic<UInt>(0)
     /// What the program stops with when a thread takes the lock again.
     @usableFromInline let reentryMessage: StaticString
@@ -80,11 +82,8 @@
       let thread = ThreadState.number
       if holder.load(ordering: .relaxed) == thread { fatalError("\(reentryMessage)") }
       return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
-        // Acquiring and releasing, so that the thread sanitizer, which cannot see a lock handed
-        // over inside the kernel, sees each holder's writes happen before the next holder's.
-        _ = holder.load(ordering: .acquiring)
         holder.store(thread, ordering: .relaxed)
-        defer { holder.store(0, ordering: .releasing) }
+        defer { holder.store(0, ordering: .relaxed) }
         return try body(&state)
       }
     }

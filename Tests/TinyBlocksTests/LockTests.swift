@@ -2,6 +2,7 @@
 // for locks that run no user code, and the atom's own for the closures that run under it.
 
 import Dispatch
+import Foundation
 import Testing
 import TinyInternals
 import TinyObservation
@@ -15,6 +16,30 @@ import TinyTestSupport
       for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
     }
     #expect(counter.withLock { $0 } == 80_000)
+  }
+
+  @Test func aHolderWhoseWaiterSleepsHandsItsWritesOver() {
+    // A thread that waits long for the lock sleeps, and on Linux the kernel hands it the lock
+    // (`FUTEX_LOCK_PI`), out of the thread sanitizer's sight: the lock's record of its holder
+    // is what shows the sanitizer that one holder's writes come before the next one's. Without
+    // the sanitizer this checks the count; under it (CI runs the suite so), a lost hand-over
+    // would be reported as a race on the count.
+    let counter = Locked(0)
+    let holding = Gate()
+    let waiter = startThread {
+      holding.wait()
+      counter.withLock { $0 += 1 }
+    }
+    counter.withLock { count in
+      holding.open()
+      count += 1
+      // The outcome is the same however long this is; long enough, the waiter stops spinning
+      // and sleeps in the kernel, the path under test.
+      Thread.sleep(forTimeInterval: 0.05)
+      count += 1
+    }
+    waiter.wait()
+    #expect(counter.withLock { $0 } == 3)
   }
 
   @Test func returnsWhatTheBodyReturnsAndRethrowsItsTypedError() {

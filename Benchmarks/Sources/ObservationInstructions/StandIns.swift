@@ -18,9 +18,8 @@ final class HolderLock: Sendable {
     let thread = threadNumber()
     if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
     return mutex.withLock { value in
-      _ = holder.load(ordering: .acquiring)
       holder.store(thread, ordering: .relaxed)
-      defer { holder.store(0, ordering: .releasing) }
+      defer { holder.store(0, ordering: .relaxed) }
       value += 1
       return value
     }
@@ -47,9 +46,8 @@ final class MinimalAtom: Sendable {
     if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
     var replaced: Int?
     let (new, isWatched) = mutex.withLock { state in
-      _ = holder.load(ordering: .acquiring)
       holder.store(thread, ordering: .relaxed)
-      defer { holder.store(0, ordering: .releasing) }
+      defer { holder.store(0, ordering: .relaxed) }
       guard state.layers == nil, var new = state.value else { fatalError("no layers here") }
       body(&new)
       replaced = state.value.take()
@@ -98,9 +96,8 @@ final class MinimalWatchedAtom: Sendable {
     let thread = threadNumber()
     if holder.load(ordering: .relaxed) == thread { fatalError("taken again") }
     let batch = mutex.withLock { state -> (MinimalChange, [Watcher])? in
-      _ = holder.load(ordering: .acquiring)
       holder.store(thread, ordering: .relaxed)
-      defer { holder.store(0, ordering: .releasing) }
+      defer { holder.store(0, ordering: .relaxed) }
       guard state.layers == nil, let old = state.value else { fatalError("no layers here") }
       state.value = newValue
       state.version &+= 1
