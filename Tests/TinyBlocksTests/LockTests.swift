@@ -20,10 +20,9 @@ import TinyTestSupport
 
   @Test func aHolderWhoseWaiterSleepsHandsItsWritesOver() {
     // A thread that waits long for the lock sleeps, and on Linux the kernel hands it the lock
-    // (`FUTEX_LOCK_PI`), out of the thread sanitizer's sight: the lock's record of its holder
-    // is what shows the sanitizer that one holder's writes come before the next one's. Without
-    // the sanitizer this checks the count; under it (CI runs the suite so), a lost hand-over
-    // would be reported as a race on the count.
+    // (`FUTEX_LOCK_PI`). Without the thread sanitizer this checks the count; under it (CI runs
+    // the suite so), a hand-over that the sanitizer did not see would be reported as a race on
+    // the count.
     let counter = Locked(0)
     let holding = Gate()
     let waiter = startThread {
