@@ -32,8 +32,8 @@ import TinyTestSupport
     counter.withLock { count in
       holding.open()
       count += 1
-      // The outcome is the same however long this is; long enough, the waiter stops spinning
-      // and sleeps in the kernel, the path under test.
+      // The outcome is the same however long this sleep is.
+      // timing: long enough for the waiter to stop spinning and sleep in the kernel.
       Thread.sleep(forTimeInterval: 0.05)
       count += 1
     }
