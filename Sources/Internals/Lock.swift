@@ -8,7 +8,7 @@
 // `Locked` is a public type of this internal target with `@inlinable` package members: otherwise
 // the other modules of the package do not see their bodies, and every `init` and `withLock` is
 // an unspecialized generic call. The holder's thread is read through `ThreadState.number`,
-// which no other module sees into (see there).
+// which is read again after every `await` (see there).
 //
 // No user code runs under it: a block takes out of the locked state what must be called or
 // released, unlocks, and only then calls or releases it. (The documented exceptions are closures

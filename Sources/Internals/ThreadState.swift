@@ -27,21 +27,15 @@
     return state
   }
 
-  /// A number that names the calling thread while it runs, never 0: its `pthread_t`.
+  /// A number that names the calling thread while it runs, never 0: the address of its state.
   ///
-  /// Read through a function the other modules cannot see into: the C library declares
-  /// `pthread_self()` `const`, so where its call is visible the optimizer may reuse one call's
-  /// result after an `await`, when the task may have moved to another thread. It needs no
-  /// per-thread state, so taking a lock never waits for that state's key to be made.
+  /// Read through `pthread_getspecific`, which the optimizer must call again after an `await`,
+  /// where the task may have moved to another thread. (`pthread_self()` would not do: the C
+  /// library declares it `const`, and an optimized build reused one call's result after an
+  /// `await`, even through a function the caller could not see into.)
   @usableFromInline
   package static var number: UInt {
-    @inline(never) get {
-      #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())  // a pointer there
-      #else
-        UInt(pthread_self())
-      #endif
-    }
+    UInt(bitPattern: current)
   }
 }
 
