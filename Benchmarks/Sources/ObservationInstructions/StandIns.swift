@@ -6,7 +6,10 @@
 import Glibc
 import Synchronization
 
-/// The calling thread's number, read through a call the optimizer cannot see into.
+/// The calling thread's number, as the stand-ins' times in Docs/Performance.md read it: its
+/// `pthread_t`, through a call the caller cannot see into. (TinyBlocks' lock now reads a
+/// per-thread key instead, which an optimized build reads again after an `await`; the
+/// stand-ins never await.)
 @inline(never) func threadNumber() -> UInt { UInt(pthread_self()) }
 
 /// A `Mutex` with the holder's thread beside it, as TinyBlocks' lock keeps it.

@@ -44,6 +44,13 @@ final class Total: @unchecked Sendable {  // safe: one thread
 @inline(never) func set(_ atom: Atom<Int>, _ value: Int) { atom.set(value) }
 @inline(never) func set(_ floor: LockAndClosures, _ value: Int) { floor.set(value) }
 
+/// Runs `operation` `count` times in all, half on each of two threads at once.
+func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
+  DispatchQueue.concurrentPerform(iterations: 2) { _ in
+    for _ in 0..<count / 2 { operation() }
+  }
+}
+
 @inline(never) func run(_ mode: String, _ count: Int) {
   switch mode {
   case "none": break
@@ -77,24 +84,16 @@ final class Total: @unchecked Sendable {  // safe: one thread
     precondition(total.value > 0, "a watcher did not run")
   case "mutex2":
     let mutex = Mutex(0)
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in
-      for _ in 0..<count / 2 { use(increment(mutex)) }
-    }
+    onTwoThreads(count) { use(increment(mutex)) }
   case "holder2":
     let lock = HolderLock()
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in
-      for _ in 0..<count / 2 { use(increment(lock)) }
-    }
+    onTwoThreads(count) { use(increment(lock)) }
   case "minimal2":
     let atom = MinimalAtom()
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in
-      for _ in 0..<count / 2 { use(increment(atom)) }
-    }
+    onTwoThreads(count) { use(increment(atom)) }
   case "update2":
     let atom = Atom(0)
-    DispatchQueue.concurrentPerform(iterations: 2) { _ in
-      for _ in 0..<count / 2 { use(increment(atom)) }
-    }
+    onTwoThreads(count) { use(increment(atom)) }
   case "floor1", "floor10":
     let floor = LockAndClosures()
     let total = Total()
