@@ -9,7 +9,7 @@
 #endif
 
 /// What each thread keeps for TinyBlocks, made on the thread's first use and freed when the
-/// thread ends: the trampoline's queue; and a number that names the thread.
+/// thread ends: the trampoline's queue. Its address names the thread (see ``number``).
 @usableFromInline package struct ThreadState {
   /// Whether the thread is running trampolined work.
   var isRunningTrampoline = false
