@@ -1,14 +1,13 @@
-// The one lock of TinyBlocks.
+// The one lock of TinyBlocks: the platform's own.
 //
-// - Linux: the standard library's `Mutex`, plus a record of the thread that holds it, so that a
-//   thread taking a lock it already holds stops the program with a message instead of hanging.
+// - Linux: the standard library's `Mutex`. A thread that takes a lock it already holds stops the
+//   program ("Recursive call to lock Mutex"): the kernel's priority-inheriting futex refuses it.
 // - Apple platforms: `os_unfair_lock` (`Mutex` needs macOS 15), which stops the program itself
 //   when a thread takes it again.
 //
 // `Locked` is a public type of this internal target with `@inlinable` package members: otherwise
 // the other modules of the package do not see their bodies, and every `init` and `withLock` is
-// an unspecialized generic call. The holder's thread is read through `ThreadState.number`,
-// which is read again after every `await` (see there).
+// an unspecialized generic call.
 //
 // No user code runs under it: a block takes out of the locked state what must be called or
 // released, unlocks, and only then calls or releases it. (The documented exceptions are closures
@@ -27,15 +26,15 @@
     /// The state, with the lock in the same allocation (a lock must not move in memory).
     @usableFromInline let buffer: ManagedBuffer<State, os_unfair_lock_s>
 
-    /// Guards `state`. `reentryMessage` is ignored here: `os_unfair_lock` stops the program
-    /// with its own message when a thread takes it again.
+    /// Guards `state`.
     @inlinable
-    package init(_ state: State, reentryMessage: StaticString = Locked.defaultReentryMessage) {
+    package init(_ state: State) {
       buffer = .create(minimumCapacity: 1) { _ in state }
       buffer.withUnsafeMutablePointerToElements { $0.initialize(to: os_unfair_lock_s()) }
     }
 
-    /// Runs `body` with exclusive access to the state and returns what it returns.
+    /// Runs `body` with exclusive access to the state and returns what it returns. Taking the
+    /// lock again from inside `body` stops the program.
     @inlinable
     package borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
@@ -56,45 +55,22 @@
   /// (the optimizer does not specialize the inlinable members of a package type across modules).
   public struct Locked<State: Sendable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
-    /// The thread that holds the lock (see `ThreadState.number`), or 0. Atomic because a thread
-    /// reads it before taking the lock; only the holder writes it. Relaxed is enough: a thread
-    /// can read its own number there only if it wrote it itself and still holds the lock, and
-    /// the `Mutex` orders the state itself.
-    @usableFromInline let holder = Atomic<UInt>(0)
-    /// What the program stops with when a thread takes the lock again.
-    @usableFromInline let reentryMessage: StaticString
 
-    /// Guards `state`; a thread that takes the lock while holding it stops the program with
-    /// `reentryMessage`.
+    /// Guards `state`.
     @inlinable
-    package init(_ state: State, reentryMessage: StaticString = Locked.defaultReentryMessage) {
+    package init(_ state: State) {
       mutex = Mutex(state)
-      self.reentryMessage = reentryMessage
     }
 
-    /// Runs `body` with exclusive access to the state and returns what it returns.
-    ///
-    /// Taking the lock again from inside `body` stops the program with the lock's message.
+    /// Runs `body` with exclusive access to the state and returns what it returns. Taking the
+    /// lock again from inside `body` stops the program.
     @inlinable
     package borrowing func withLock<Result, Failure: Error>(
       _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-      let thread = ThreadState.number
-      if holder.load(ordering: .relaxed) == thread { fatalError("\(reentryMessage)") }
-      return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
-        holder.store(thread, ordering: .relaxed)
-        defer { holder.store(0, ordering: .relaxed) }
-        return try body(&state)
+      try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
+        try body(&state)
       }
     }
   }
 #endif
-
-extension Locked {
-  /// The message for a lock whose holder never runs user code: taking it again is a bug in
-  /// TinyBlocks.
-  @inlinable
-  package static var defaultReentryMessage: StaticString {
-    "TinyBlocks: a lock was taken again by the thread that holds it (a bug in TinyBlocks: no user code runs under its locks)"
-  }
-}

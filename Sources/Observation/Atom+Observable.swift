@@ -28,3 +28,15 @@ extension Atom: Observable {}
 /// recomputation that gives an equal `Equatable` value changes nothing and reports nothing.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension DerivedAtom: Observable {}
+
+/// What an atom needs to take part in Observation: a registrar, and the key path of the value.
+/// Reading the value tells the registrar (`access`); the deliverer reports each change after the
+/// watchers (`withMutation`), as the `@Observable` macro does for a stored property.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@usableFromInline final class AtomObservation<Value: Sendable>: Sendable {
+  @usableFromInline let registrar = ObservationRegistrar()
+  // nonisolated(unsafe): a key path is immutable; the standard library does not mark it Sendable.
+  @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Atom<Value>, Value> = \.value
+
+  init() {}
+}

@@ -76,41 +76,114 @@ extension Atom {
     return sent
   }
 
-  // Each transition's `released` holds what it replaced or dropped (values, the settled layer's
-  // change) until it returns, after unlocking: their `deinit`s may use the atom.
+  // Each transition hands back what it replaced or dropped (values, the settled layer's change),
+  // released when the call returns, after unlocking: their `deinit`s may use the atom.
 
   /// Adds and shows a layer; returns its id and whether its commit may start at once.
   private func addLayer(
     _ change: @escaping @Sendable (inout Value) -> Void
   ) -> (id: UInt64, isFirst: Bool) {
-    var released = AtomState<Value>.Released()
-    let (id, isFirst, batch) = state.withLock { $0.addLayer(change, releasing: &released) }
-    deliver(batch)
+    let (id, isFirst, step) = state.withLock { $0.addLayer(change) }
+    if let batch = step.batch { deliver(batch) }
     return (id, isFirst)
   }
 
   /// Drops the failed layer `id`, delivers the change carrying `error`, and hands the turn on.
   private func rollBack(layer id: UInt64, error: any Error) {
-    var released = AtomState<Value>.Released()
-    let (batch, next) = state.withLock {
-      $0.rollBack(layer: id, error: error, releasing: &released)
-    }
-    deliver(batch)
+    let (step, next, _) = state.withLock { $0.rollBack(layer: id, error: error) }
+    if let batch = step.batch { deliver(batch) }
     next?.resume()
   }
 
   /// Settles the committed layer `id` and hands the turn on.
   private func confirm(layer id: UInt64, sent: Value, version: UInt64) {
-    var released = AtomState<Value>.Released()
-    let next = state.withLock {
-      $0.confirm(layer: id, sent: sent, version: version, releasing: &released)
-    }
+    let (next, _) = state.withLock { $0.confirm(layer: id, sent: sent, version: version) }
     next?.resume()
   }
 
   /// The number of optimistic updates whose commit has not settled, for tests.
   var pendingLayerCount: Int {
     state.withLock { $0.layers?.count ?? 0 }
+  }
+}
+
+extension AtomState {
+  /// Makes `confirmed` the confirmed value and shows it with the layers re-applied on top.
+  @usableFromInline mutating func showUnderLayers(confirmed: Value, error: (any Error)?) -> Step<
+    Value
+  > {
+    guard var layers else { fatalError("TinyObservation: no optimistic layer pending") }
+    self.layers = nil  // keeps `layers` uniquely referenced while it changes
+    let replaced = layers.setConfirmed(confirmed)
+    var intermediates = [replaced]
+    let visible = layers.visible(keeping: &intermediates)
+    self.layers = layers
+    var step = show(visible, error: error)
+    step.alsoReplaced = intermediates
+    return step
+  }
+
+  /// Adds a layer and shows it. Returns its id, whether its commit may start at once, and the
+  /// step that showed it.
+  mutating func addLayer(
+    _ apply: @escaping @Sendable (inout Value) -> Void
+  ) -> (id: UInt64, isFirst: Bool, step: Step<Value>) {
+    let id = nextLayerID
+    nextLayerID &+= 1
+    var layers = self.layers ?? Layers(confirmed: value)
+    self.layers = nil
+    let isFirst = layers.append(id: id, apply)
+    self.layers = layers
+    var new = value
+    apply(&new)
+    return (id, isFirst, show(new, error: nil))
+  }
+
+  /// Parks the waiter of layer `id`; returns `true` (parking nothing) when it is its turn.
+  mutating func park(layer id: UInt64, _ waiter: Waiter) -> Bool {
+    layers?.park(id: id, waiter) ?? true
+  }
+
+  /// The value to commit for layer `id` (its change applied to the confirmed value).
+  func valueToCommit(layer id: UInt64) -> (value: Value, version: UInt64) {
+    guard let layers else { fatalError("TinyObservation: layer \(id) committed with none pending") }
+    return layers.valueToCommit(id: id)
+  }
+
+  /// Settles layer `id` as committed: its change moves into the confirmed value, the visible
+  /// value stays, and the version moves (a snapshot taken before is stale: the confirmed value
+  /// changed). Returns the waiter whose turn it now is, and the layers as they were, to release
+  /// after unlocking (they hold the settled layer and the old confirmed value).
+  mutating func confirm(
+    layer id: UInt64, sent: Value, version: UInt64
+  ) -> (next: Waiter?, settled: Layers<Value, Waiter>) {
+    guard var layers else { fatalError("TinyObservation: layer \(id) confirmed with none pending") }
+    let settled = layers
+    self.layers = nil
+    let next = layers.confirm(id: id, sent: sent, version: version)
+    self.version &+= 1
+    if !layers.isEmpty { self.layers = layers }
+    return (next, settled)
+  }
+
+  /// Settles layer `id` as failed: it is dropped and the visible value recomputed, with a change
+  /// carrying `error`. Returns that step, the waiter whose turn it now is, and the layers as they
+  /// were, to release after unlocking.
+  mutating func rollBack(
+    layer id: UInt64, error: any Error
+  ) -> (step: Step<Value>, next: Waiter?, settled: Layers<Value, Waiter>) {
+    guard var layers else {
+      fatalError("TinyObservation: layer \(id) rolled back with none pending")
+    }
+    let settled = layers
+    self.layers = nil
+    let next = layers.rollBack(id: id)
+    var intermediates: [Value] = []
+    let visible = layers.visible(keeping: &intermediates)
+    if !layers.isEmpty { self.layers = layers }
+    var step = show(visible, error: error)
+    step.alsoReplaced = intermediates
+    return (step, next, settled)
   }
 }
 

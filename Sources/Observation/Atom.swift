@@ -1,3 +1,4 @@
+import Observation
 import TinyInternals
 
 /// A thread-safe value that can be read, updated atomically and watched.
@@ -31,17 +32,20 @@ import TinyInternals
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
-  /// Whose turn it is to deliver: the state's, kept beside the lock so that a deliverer with no
-  /// batch waiting ends its turn without taking the lock again.
-  @usableFromInline let deliveryTurn: AtomicOrLocked
+  /// Apple's Observation: an ``AtomObservation``, where the framework exists (Linux, and macOS
+  /// 14, iOS 17, tvOS 17, watchOS 10 or later).
+  @usableFromInline let observation: (any AnyObject & Sendable)?
 
   /// Creates an atom holding `value`.
   ///
   /// - Parameter value: The initial value.
   public init(_ value: Value) {
-    let state = AtomState(value)
-    deliveryTurn = state.delivery.turn
-    self.state = Locked(state, reentryMessage: atomReentryMessage)
+    state = Locked(AtomState(value))
+    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+      observation = AtomObservation<Value>()
+    } else {
+      observation = nil
+    }
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -53,14 +57,14 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// A read inside `withObservationTracking` (and so inside a SwiftUI `body`) is tracked: the
   /// next change of the atom, from any thread, calls its `onChange` (see
   /// <doc:Observation#SwiftUI-and-Apples-Observation>).
+  @inlinable  // the read goals need code specialized for `Value`
   public var value: Value {
-    state.withLock { state in
-      // The read is recorded before the value is read: a change stored after this read then
-      // finds the tracking armed, and reports to the registration this read leads to.
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-        if state.tracking == nil { state.tracking = AtomRegistration() }
-        state.tracking?.recordRead()
-      }
+    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+      let observation = unsafeDowncast(observation, to: AtomObservation<Value>.self)
+      observation.registrar.access(self, keyPath: observation.keyPath)
+    }
+    return state.withLock { state in
+      state.isRead = true
       return state.value
     }
   }
@@ -77,10 +81,10 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// `body` runs exactly once, under the atom's lock, so no other change can interleave: it is
   /// the one closure of an atom that is meant to run under its lock, like the body of
   /// `Mutex.withLock`. Keep it short and pure: it must not touch this atom (reading ``value``,
-  /// updating, or watching it from the body traps, because the lock is held), and should not
-  /// touch other atoms (two bodies on two threads that each touch the other's atom wait for
-  /// each other's lock for ever). When it throws, nothing changes, no change is delivered, and
-  /// the error is rethrown.
+  /// updating, or watching it from the body stops the program, because the lock is held), and
+  /// should not touch other atoms (two bodies on two threads that each touch the other's atom
+  /// wait for each other's lock for ever). When it throws, nothing changes, no change is
+  /// delivered, and the error is rethrown.
   ///
   /// `body` changes a copy of the value, and the value it replaces is released after the lock
   /// is released (or, with watchers, after they received it as ``AtomChange/old``), so a
@@ -100,17 +104,17 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Throws: What `body` throws; then the value is unchanged.
   /// - Complexity: O(1) plus `body`, plus a copy of the value when the body changes a
   ///   collection in place; delivering to *w* watchers is O(*w*).
-  @inlinable  // with the delivery path: the update and set goals need code specialized for `Value`
+  @inlinable  // the update and set goals need code specialized for `Value`
   @discardableResult
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
   ) throws(Failure) -> Value {
-    var released = AtomState<Value>.Released()
-    let (value, batch) = try state.withLock { (state) throws(Failure) in
-      try state.update(releasing: &released, body)
+    var leftover: Value?  // what a throwing body left behind, released after unlocking
+    let step = try state.withLock { (state) throws(Failure) in
+      try state.update(leftover: &leftover, body)
     }
-    if batch != nil { deliver(batch) }  // a change that nobody watches makes no call
-    return value
+    if let batch = step.batch { deliver(batch) }
+    return step.value
   }
 
   /// Replaces the value.
@@ -167,10 +171,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     state.withLock { $0.watchers.count }
   }
 
-  /// Whether the atom made its Observation tracking, and whether a change would report to it,
-  /// for tests.
-  var trackingState: (isMade: Bool, isArmed: Bool) {
-    state.withLock { ($0.tracking != nil, $0.tracking?.armed.isRaised ?? false) }
+  /// Whether a change reports to Observation's registrar: once the value was read, for tests.
+  var reportsToObservation: Bool {
+    state.withLock { $0.isRead }
   }
 
   private func add(_ watcher: Watcher<Value>, includingInitial: Bool) -> WatchToken {
@@ -183,42 +186,45 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
       // The removed watcher is released after unlocking, and without nesting: its handler may
       // hold other watches' tokens, whose handlers hold others, and so on.
       guard let removed = self?.state.withLock({ $0.remove(id) }) else { return }
-      removed.dropWaiting()
+      removed.relay?.stop()
       Trampoline.release(consume removed)
     }
-    if let mainAction { watcher.perform(mainAction) }
-    deliver(batch)
+    if let mainAction { watcher.relay?.perform(mainAction) }
+    if let batch { deliver(batch) }
     return token
   }
 
-  /// Delivers `batch`, if any, then every batch other threads queued meanwhile, until none is
-  /// left.
+  /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
   ///
   /// Deliveries on one thread never nest (``Trampoline``): a delivery started from inside
   /// another one (a watcher that updates another atom, or a derived atom recomputing inside its
   /// source's delivery) waits, and runs once the current one returns. So a chain of derived
   /// atoms of any length delivers in constant stack depth.
-  @inlinable func deliver(_ batch: consuming Delivery<Value>?) {
-    guard let batch else { return }
-    guard let entry = Trampoline.enter() else { return enqueue(batch) }
+  @inlinable func deliver(_ batch: Batch<Value>) {
+    guard let entry = Trampoline.enter() else {
+      return Trampoline.enqueue { self.deliverAll(batch) }
+    }
     deliverAll(batch)
     Trampoline.leave(entry)
   }
 
-  /// Queues `batch` for the delivery running on this thread.
-  @inlinable func enqueue(_ batch: consuming Delivery<Value>) {
-    let batch = batch
-    Trampoline.enqueue { self.deliverAll(batch) }
+  /// Delivers `first` and every batch queued meanwhile, on this thread, now: to the watchers
+  /// first, then to Observation, so that an `onChange` handler that reads a derived atom sees it
+  /// recomputed (a derived atom is a watcher of its sources).
+  @inlinable func deliverAll(_ first: Batch<Value>) {
+    send(first)
+    var next = state.withLock { $0.takeWaiting() }
+    while !next.isEmpty {
+      for batch in next { send(batch) }
+      next = state.withLock { $0.takeWaiting() }
+    }
   }
 
-  /// Delivers `batch` and every batch queued meanwhile, on this thread, now.
-  @inlinable func deliverAll(_ first: consuming Delivery<Value>) {
-    var batch = first
-    while true {
-      batch.send()
-      if DeliveryTurn.finish(deliveryTurn) { return }
-      guard let next = state.withLock({ $0.delivery.takeWaiting() }) else { return }
-      batch = next
+  @inlinable func send(_ batch: Batch<Value>) {
+    for index in batch.recipients.indices { batch.recipients[index].deliver(batch.change) }
+    if batch.isReported, #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+      let observation = unsafeDowncast(observation, to: AtomObservation<Value>.self)
+      observation.registrar.withMutation(of: self, keyPath: observation.keyPath) {}
     }
   }
 
@@ -227,7 +233,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     // whose watchers and values hold others, and so on: release them one after another, not
     // nested. Releasing the registrar may call an `onChange` handler still registered with it
     // (Observation does that), outside the lock.
-    Trampoline.release(state.withLock { $0.takeUserCode() })
+    Trampoline.release((state.withLock { $0.takeAll() }, observation))
   }
 }
 
@@ -260,18 +266,14 @@ extension Atom where Value: Equatable {
       // nothing changed since the snapshot; otherwise compare again.
       let (current, version) = state.withLock { ($0.confirmedValue, $0.version) }
       guard current == expected else { return false }
-      var released = AtomState<Value>.Released()
-      let (swapped, batch) = state.withLock { state -> (Bool, Delivery<Value>?) in
-        guard state.version == version else { return (false, nil) }
-        return (true, state.update(releasing: &released) { $0 = newValue }.batch)
+      var leftover: Value?
+      let step = state.withLock { state -> Step<Value>? in
+        guard state.version == version else { return nil }
+        return state.update(leftover: &leftover) { $0 = newValue }
       }
-      guard swapped else { continue }
-      deliver(batch)
+      guard let step else { continue }
+      if let batch = step.batch { deliver(batch) }
       return true
     }
   }
 }
-
-/// What stops the program when user code that runs under an atom's lock uses that atom.
-private let atomReentryMessage: StaticString =
-  "TinyObservation: an atom was used from inside a closure that runs under its lock, the body of Atom.update(_:) or the local change of Atom.update(optimistically:commit:)"

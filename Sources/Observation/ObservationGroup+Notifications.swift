@@ -97,7 +97,7 @@ final class NotificationMember<Payload: Sendable>: GroupMember {
   private let handler: @MainActor @Sendable (Payload) -> Void
   private var run = MemberRun()
   private var registration: Registration?
-  private var stopped: AtomicOrLocked?
+  private var stopped: StopFlag?
 
   init(
     name: Notification.Name,
@@ -118,7 +118,7 @@ final class NotificationMember<Payload: Sendable>: GroupMember {
     guard let number = run.start() else { return }
     // An object to filter by that is gone can post nothing more.
     if filtersByObject && object == nil { return }
-    let stopped = AtomicOrLocked()
+    let stopped = StopFlag()
     let relay = MainRelay<Payload>(stopped: stopped) { [weak self] payload in
       guard let self, self.run.isCurrent(number) else { return }
       self.handler(payload)

@@ -14,7 +14,7 @@ import TinyInternals
 /// name.set("Bob")          // prints nothing
 /// ```
 public final class WatchToken: Sendable {
-  private let cancelled: AtomicOrLocked
+  private let cancelled: StopFlag
   // nonisolated(unsafe): written only by `deinit`, when no other reference to the token exists,
   // so no `cancel()` can read it at the same time.
   private nonisolated(unsafe) var onCancel: (@Sendable () -> Void)?
@@ -32,12 +32,12 @@ public final class WatchToken: Sendable {
   ///
   /// - Parameter onCancel: Stops the watch; it must be safe to call from any thread.
   public convenience init(onCancel: @escaping @Sendable () -> Void) {
-    self.init(flag: AtomicOrLocked(), onCancel: onCancel)
+    self.init(flag: StopFlag(), onCancel: onCancel)
   }
 
   /// Creates a token whose cancellation raises `flag` (which deliveries check) and then runs
   /// `onCancel`.
-  init(flag: AtomicOrLocked, onCancel: @escaping @Sendable () -> Void) {
+  init(flag: StopFlag, onCancel: @escaping @Sendable () -> Void) {
     cancelled = flag
     self.onCancel = onCancel
   }
@@ -59,5 +59,27 @@ public final class WatchToken: Sendable {
     // The closure may hold the next token of a chain, whose closure holds the next one, and so
     // on: release it without nesting.
     Trampoline.release(onCancel.take())
+  }
+}
+
+/// A flag that is raised once and never lowered, read and raised from any thread: a watch's stop
+/// flag, which its token raises and every delivery checks.
+@usableFromInline final class StopFlag: Sendable {
+  @usableFromInline let raised = Locked(false)
+
+  init() {}
+
+  /// Whether the flag is up.
+  @inlinable var isRaised: Bool {
+    raised.withLock { $0 }
+  }
+
+  /// Raises the flag; returns whether this call raised it (it was down).
+  @discardableResult
+  func raise() -> Bool {
+    raised.withLock { raised in
+      defer { raised = true }
+      return !raised
+    }
   }
 }

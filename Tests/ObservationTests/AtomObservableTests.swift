@@ -118,24 +118,23 @@ struct Parity: Sendable {
     _ = atom.value  // outside the tracking closure: joins no registration
     atom.set(1)
     #expect(fired.value == 0)
-    #expect(atom.trackingState.isArmed == false)  // an untracked read arms nothing
     other.set(1)
     #expect(fired.value == 1)
   }
 
-  @Test func anAtomOnlyUpdatedAndWatchedNeverMakesItsTracking() {
+  @Test func anAtomOnlyUpdatedAndWatchedNeverReportsToTheRegistrar() {
     let atom = Atom(0)
     let token = atom.watch { _ in }
     atom.set(1)
     atom.update { $0 += 1 }
     _ = atom.compareAndSet(expected: 2, to: 3)
-    #expect(atom.trackingState.isMade == false)
+    #expect(atom.reportsToObservation == false)
     _ = atom.value
-    #expect(atom.trackingState.isMade == true)
+    #expect(atom.reportsToObservation == true)
     token.cancel()
   }
 
-  @Test func anAtomStopsReportingOnceNoRegistrationWaits() {
+  @Test func anAtomReadOnceReportsEveryLaterChangeAndEachRegistrationFiresOnce() {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let atom = Atom(0)
     let fired = Counter()
@@ -144,10 +143,10 @@ struct Parity: Sendable {
     } onChange: {
       _ = fired.increment()
     }
-    #expect(atom.trackingState.isArmed)
+    #expect(atom.reportsToObservation)
     atom.set(1)  // fires the registration
-    atom.set(2)  // reports once more, finds nothing, and lowers the flag
-    #expect(atom.trackingState.isArmed == false)
+    atom.set(2)  // reports again, and finds nothing registered
+    #expect(atom.reportsToObservation)
     atom.set(3)
     #expect(fired.value == 1)
   }

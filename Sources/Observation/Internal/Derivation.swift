@@ -69,21 +69,20 @@ final class Derivation<Value: Sendable>: Sendable {
       guard let seen else { return }
       // `==` is user code: it runs outside every lock.
       let unchanged = seen.value.map { isSame?($0, new) ?? false } ?? false
-      var batch: Delivery<Value>?
-      var released = AtomState<Value>.Released()
+      var step: Step<Value>?
+      var leftover: Value?
       let isShown = tickets.withLock { tickets -> Bool in
         // Another result was shown since `seen`: look again.
         guard tickets.shown == seen.shown else { return false }
         tickets.shown = ticket
         guard !unchanged else { return true }
-        batch = storage.state.withLock {
-          $0.update(error: error, releasing: &released) { $0 = new }.batch
-        }
+        step = storage.state.withLock { $0.update(error: error, leftover: &leftover) { $0 = new } }
         return true
       }
-      // `released` and the compared value are released here, after unlocking.
+      // `step` (with the value it replaced) and the compared value are released here, after
+      // unlocking.
       guard isShown else { continue }
-      storage.deliver(batch)
+      if let batch = step?.batch { storage.deliver(batch) }
       return
     }
   }

@@ -9,11 +9,11 @@ import TinyInternals
 /// starts.
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
-  private let stopped: AtomicOrLocked
+  private let stopped: StopFlag
   private let handler: @MainActor @Sendable (Item) -> Void
 
   /// Creates a relay whose handler stops being called once `stopped` is raised.
-  init(stopped: AtomicOrLocked, handler: @escaping @MainActor @Sendable (Item) -> Void) {
+  init(stopped: StopFlag, handler: @escaping @MainActor @Sendable (Item) -> Void) {
     self.stopped = stopped
     self.handler = handler
   }
