@@ -32,11 +32,49 @@ extension DerivedAtom: Observable {}
 /// What an atom needs to take part in Observation: a registrar, and the key path of the value.
 /// Reading the value tells the registrar (`access`); the deliverer reports each change after the
 /// watchers (`withMutation`), as the `@Observable` macro does for a stored property.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@usableFromInline final class AtomObservation<Value: Sendable>: Sendable {
-  @usableFromInline let registrar = ObservationRegistrar()
+@usableFromInline struct AtomObservation<Value: Sendable>: Sendable {
+  #if canImport(Darwin)
+    /// The registrar, where the framework exists (macOS 14, iOS 17, tvOS 17, watchOS 10).
+    let registrar: (any Sendable)?
+  #else
+    @usableFromInline let registrar = ObservationRegistrar()
+  #endif
   // nonisolated(unsafe): a key path is immutable; the standard library does not mark it Sendable.
   @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Atom<Value>, Value> = \.value
 
-  init() {}
+  init() {
+    #if canImport(Darwin)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        registrar = ObservationRegistrar()
+      } else {
+        registrar = nil
+      }
+    #endif
+  }
+
+  /// Tells Observation that `atom`'s value is being read.
+  @inlinable func access(_ atom: Atom<Value>) {
+    #if canImport(Darwin)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *),
+        let registrar = registrar as? ObservationRegistrar
+      {
+        registrar.access(atom, keyPath: keyPath)
+      }
+    #else
+      registrar.access(atom, keyPath: keyPath)
+    #endif
+  }
+
+  /// Tells Observation that `atom`'s value changed; this runs `onChange` handlers (user code).
+  @inlinable func reportChange(of atom: Atom<Value>) {
+    #if canImport(Darwin)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *),
+        let registrar = registrar as? ObservationRegistrar
+      {
+        registrar.withMutation(of: atom, keyPath: keyPath) {}
+      }
+    #else
+      registrar.withMutation(of: atom, keyPath: keyPath) {}
+    #endif
+  }
 }

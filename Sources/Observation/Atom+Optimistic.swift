@@ -83,15 +83,17 @@ extension Atom {
   private func addLayer(
     _ change: @escaping @Sendable (inout Value) -> Void
   ) -> (id: UInt64, isFirst: Bool) {
-    let (id, isFirst, step) = state.withLock { $0.addLayer(change) }
-    if let batch = step.batch { deliver(batch) }
+    var outcome = Outcome<Value>()
+    let (id, isFirst) = state.withLock { $0.addLayer(change, &outcome) }
+    if let batch = outcome.batch { deliver(batch) }
     return (id, isFirst)
   }
 
   /// Drops the failed layer `id`, delivers the change carrying `error`, and hands the turn on.
   private func rollBack(layer id: UInt64, error: any Error) {
-    let (step, next, _) = state.withLock { $0.rollBack(layer: id, error: error) }
-    if let batch = step.batch { deliver(batch) }
+    var outcome = Outcome<Value>()
+    let (next, _) = state.withLock { $0.rollBack(layer: id, error: error, &outcome) }
+    if let batch = outcome.batch { deliver(batch) }
     next?.resume()
   }
 
@@ -108,26 +110,35 @@ extension Atom {
 }
 
 extension AtomState {
-  /// Makes `confirmed` the confirmed value and shows it with the layers re-applied on top.
-  @usableFromInline mutating func showUnderLayers(confirmed: Value, error: (any Error)?) -> Step<
-    Value
-  > {
-    guard var layers else { fatalError("TinyObservation: no optimistic layer pending") }
+  /// Applies `body` to a copy of the confirmed value and shows the result, with the pending
+  /// layers, if any, re-applied on top; returns the visible value. When `body` throws, nothing
+  /// changes, and the copy it left behind goes to `outcome`.
+  mutating func update<Failure: Error>(
+    confirming body: (inout Value) throws(Failure) -> Void, error: (any Error)?,
+    _ outcome: inout Outcome<Value>
+  ) throws(Failure) -> Value {
+    var confirmed = confirmedValue
+    do throws(Failure) {
+      try body(&confirmed)
+    } catch {
+      outcome.replaced = confirmed
+      throw error
+    }
+    guard var layers else {
+      return show(confirmed, error: error, &outcome.batch, &outcome.replaced)
+    }
     self.layers = nil  // keeps `layers` uniquely referenced while it changes
-    let replaced = layers.setConfirmed(confirmed)
-    var intermediates = [replaced]
-    let visible = layers.visible(keeping: &intermediates)
+    var replaced = [layers.setConfirmed(confirmed)]
+    let visible = layers.visible(keeping: &replaced)
     self.layers = layers
-    var step = show(visible, error: error)
-    step.alsoReplaced = intermediates
-    return step
+    outcome.replacedUnderLayers = replaced
+    return show(visible, error: error, &outcome.batch, &outcome.replaced)
   }
 
-  /// Adds a layer and shows it. Returns its id, whether its commit may start at once, and the
-  /// step that showed it.
+  /// Adds a layer and shows it. Returns its id, and whether its commit may start at once.
   mutating func addLayer(
-    _ apply: @escaping @Sendable (inout Value) -> Void
-  ) -> (id: UInt64, isFirst: Bool, step: Step<Value>) {
+    _ apply: @escaping @Sendable (inout Value) -> Void, _ outcome: inout Outcome<Value>
+  ) -> (id: UInt64, isFirst: Bool) {
     let id = nextLayerID
     nextLayerID &+= 1
     var layers = self.layers ?? Layers(confirmed: value)
@@ -136,7 +147,8 @@ extension AtomState {
     self.layers = layers
     var new = value
     apply(&new)
-    return (id, isFirst, show(new, error: nil))
+    _ = show(new, error: nil, &outcome.batch, &outcome.replaced)
+    return (id, isFirst)
   }
 
   /// Parks the waiter of layer `id`; returns `true` (parking nothing) when it is its turn.
@@ -167,23 +179,23 @@ extension AtomState {
   }
 
   /// Settles layer `id` as failed: it is dropped and the visible value recomputed, with a change
-  /// carrying `error`. Returns that step, the waiter whose turn it now is, and the layers as they
-  /// were, to release after unlocking.
+  /// carrying `error`. Returns the waiter whose turn it now is, and the layers as they were, to
+  /// release after unlocking.
   mutating func rollBack(
-    layer id: UInt64, error: any Error
-  ) -> (step: Step<Value>, next: Waiter?, settled: Layers<Value, Waiter>) {
+    layer id: UInt64, error: any Error, _ outcome: inout Outcome<Value>
+  ) -> (next: Waiter?, settled: Layers<Value, Waiter>) {
     guard var layers else {
       fatalError("TinyObservation: layer \(id) rolled back with none pending")
     }
     let settled = layers
     self.layers = nil
     let next = layers.rollBack(id: id)
-    var intermediates: [Value] = []
-    let visible = layers.visible(keeping: &intermediates)
+    var replaced: [Value] = []
+    let visible = layers.visible(keeping: &replaced)
     if !layers.isEmpty { self.layers = layers }
-    var step = show(visible, error: error)
-    step.alsoReplaced = intermediates
-    return (step, next, settled)
+    outcome.replacedUnderLayers = replaced
+    _ = show(visible, error: error, &outcome.batch, &outcome.replaced)
+    return (next, settled)
   }
 }
 

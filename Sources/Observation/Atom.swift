@@ -32,20 +32,15 @@ import TinyInternals
 /// a view that reads it through an `@Observable` model holding the atom.
 public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
-  /// Apple's Observation: an ``AtomObservation``, where the framework exists (Linux, and macOS
-  /// 14, iOS 17, tvOS 17, watchOS 10 or later).
-  @usableFromInline let observation: (any AnyObject & Sendable)?
+  /// Observation's registrar, and the key path of the value (see ``AtomObservation``).
+  @usableFromInline let observation: AtomObservation<Value>
 
   /// Creates an atom holding `value`.
   ///
   /// - Parameter value: The initial value.
   public init(_ value: Value) {
     state = Locked(AtomState(value))
-    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-      observation = AtomObservation<Value>()
-    } else {
-      observation = nil
-    }
+    observation = AtomObservation()
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -59,10 +54,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// <doc:Observation#SwiftUI-and-Apples-Observation>).
   @inlinable  // the read goals need code specialized for `Value`
   public var value: Value {
-    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
-      let observation = unsafeDowncast(observation, to: AtomObservation<Value>.self)
-      observation.registrar.access(self, keyPath: observation.keyPath)
-    }
+    observation.access(self)
     return state.withLock { state in
       state.isRead = true
       return state.value
@@ -109,12 +101,29 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   public func update<Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Void
   ) throws(Failure) -> Value {
-    var leftover: Value?  // what a throwing body left behind, released after unlocking
-    let step = try state.withLock { (state) throws(Failure) in
-      try state.update(leftover: &leftover, body)
+    // The batch to deliver, and what the update replaced (or a throwing body left behind), out
+    // of the lock: delivered, and released, after unlocking.
+    var batch: Batch<Value>?
+    var replaced: Value?
+    let value = try state.withLock { (state) throws(Failure) in
+      try state.update(body, &batch, &replaced)
     }
-    if let batch = step.batch { deliver(batch) }
-    return step.value
+    if let batch = consume batch { deliver(batch) }
+    guard let value else { return try update(confirming: body, error: nil) }
+    return value
+  }
+
+  /// ``update(_:)`` on the path that handles optimistic layers: `body` changes the confirmed
+  /// value, and the layers re-apply on top.
+  @usableFromInline func update<Failure: Error>(
+    confirming body: (inout Value) throws(Failure) -> Void, error: (any Error)?
+  ) throws(Failure) -> Value {
+    var outcome = Outcome<Value>()
+    let value = try state.withLock { (state) throws(Failure) in
+      try state.update(confirming: body, error: error, &outcome)
+    }
+    if let batch = outcome.batch { deliver(batch) }
+    return value
   }
 
   /// Replaces the value.
@@ -146,7 +155,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   public func watch(
     includingInitial: Bool, _ handler: @escaping @Sendable (AtomChange<Value>) -> Void
   ) -> WatchToken {
-    add(Watcher(handler), includingInitial: includingInitial)
+    add(Recipient(handler), includingInitial: includingInitial)
   }
 
   /// Watches the atom on the main queue; see ``Watchable/watchOnMain(includingInitial:_:)``.
@@ -163,12 +172,12 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   public func watchOnMain(
     includingInitial: Bool, _ handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void
   ) -> WatchToken {
-    add(Watcher(onMain: handler), includingInitial: includingInitial)
+    add(Recipient(onMain: handler), includingInitial: includingInitial)
   }
 
   /// The number of watches running, for tests.
   var watcherCount: Int {
-    state.withLock { $0.watchers.count }
+    state.withLock { $0.recipients.count }
   }
 
   /// Whether a change reports to Observation's registrar: once the value was read, for tests.
@@ -176,21 +185,21 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     state.withLock { $0.isRead }
   }
 
-  private func add(_ watcher: Watcher<Value>, includingInitial: Bool) -> WatchToken {
+  private func add(_ recipient: Recipient<Value>, includingInitial: Bool) -> WatchToken {
     let onMainQueue = includingInitial && MainQueue.isCurrent
     let (batch, mainAction) = state.withLock {
-      $0.add(watcher, includingInitial: includingInitial, onMainQueue: onMainQueue)
+      $0.add(recipient, includingInitial: includingInitial, onMainQueue: onMainQueue)
     }
-    let id = ObjectIdentifier(watcher)
-    let token = WatchToken(flag: watcher.stopped) { [weak self] in
-      // The removed watcher is released after unlocking, and without nesting: its handler may
+    let flag = recipient.flag
+    let token = WatchToken(flag: flag) { [weak self] in
+      // The removed watch is released after unlocking, and without nesting: its handler may
       // hold other watches' tokens, whose handlers hold others, and so on.
-      guard let removed = self?.state.withLock({ $0.remove(id) }) else { return }
+      guard let removed = self?.state.withLock({ $0.remove(flag) }) else { return }
       removed.relay?.stop()
       Trampoline.release(consume removed)
     }
-    if let mainAction { watcher.relay?.perform(mainAction) }
-    if let batch { deliver(batch) }
+    if let mainAction { recipient.relay?.perform(mainAction) }
+    if let batch = consume batch { deliver(batch) }
     return token
   }
 
@@ -208,24 +217,22 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     Trampoline.leave(entry)
   }
 
-  /// Delivers `first` and every batch queued meanwhile, on this thread, now: to the watchers
-  /// first, then to Observation, so that an `onChange` handler that reads a derived atom sees it
-  /// recomputed (a derived atom is a watcher of its sources).
+  /// Delivers `first` and every batch queued meanwhile, on this thread, now.
   @inlinable func deliverAll(_ first: Batch<Value>) {
     send(first)
-    var next = state.withLock { $0.takeWaiting() }
-    while !next.isEmpty {
-      for batch in next { send(batch) }
-      next = state.withLock { $0.takeWaiting() }
+    while true {
+      let next = state.withLock { $0.takeWaiting() }
+      if next.isEmpty { return }
+      for index in next.indices { send(next[index]) }
     }
   }
 
+  /// Hands a change to every watch it goes to, in order, then reports it to Observation, so that
+  /// an `onChange` handler that reads a derived atom sees it recomputed (a derived atom is a
+  /// watcher of its sources).
   @inlinable func send(_ batch: Batch<Value>) {
-    for index in batch.recipients.indices { batch.recipients[index].deliver(batch.change) }
-    if batch.isReported, #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
-      let observation = unsafeDowncast(observation, to: AtomObservation<Value>.self)
-      observation.registrar.withMutation(of: self, keyPath: observation.keyPath) {}
-    }
+    for index in batch.recipients.indices { batch.recipients[index].receive(batch.change) }
+    if batch.isReported { observation.reportChange(of: self) }
   }
 
   deinit {
@@ -266,13 +273,14 @@ extension Atom where Value: Equatable {
       // nothing changed since the snapshot; otherwise compare again.
       let (current, version) = state.withLock { ($0.confirmedValue, $0.version) }
       guard current == expected else { return false }
-      var leftover: Value?
-      let step = state.withLock { state -> Step<Value>? in
-        guard state.version == version else { return nil }
-        return state.update(leftover: &leftover) { $0 = newValue }
+      var outcome = Outcome<Value>()
+      let swapped = state.withLock { state -> Bool in
+        guard state.version == version else { return false }
+        _ = state.update(confirming: { $0 = newValue }, error: nil, &outcome)
+        return true
       }
-      guard let step else { continue }
-      if let batch = step.batch { deliver(batch) }
+      guard swapped else { continue }
+      if let batch = outcome.batch { deliver(batch) }
       return true
     }
   }

@@ -1,4 +1,9 @@
-import TinyInternals
+#if canImport(Darwin)
+  import TinyInternals
+#else
+  import Synchronization
+  import TinyInternals
+#endif
 
 /// Keeps a watch running: call ``cancel()`` or release the token to stop it.
 ///
@@ -65,21 +70,35 @@ public final class WatchToken: Sendable {
 /// A flag that is raised once and never lowered, read and raised from any thread: a watch's stop
 /// flag, which its token raises and every delivery checks.
 @usableFromInline final class StopFlag: Sendable {
-  @usableFromInline let raised = Locked(false)
+  #if canImport(Darwin)
+    let raised = Locked(false)
+  #else
+    // An atomic, not the lock: the goal of a set to 10 watchers needs a delivery to read each
+    // watcher's flag without taking a lock.
+    let raised = Atomic(false)
+  #endif
 
   init() {}
 
   /// Whether the flag is up.
-  @inlinable var isRaised: Bool {
-    raised.withLock { $0 }
+  var isRaised: Bool {
+    #if canImport(Darwin)
+      raised.withLock { $0 }
+    #else
+      raised.load(ordering: .acquiring)
+    #endif
   }
 
   /// Raises the flag; returns whether this call raised it (it was down).
   @discardableResult
   func raise() -> Bool {
-    raised.withLock { raised in
-      defer { raised = true }
-      return !raised
-    }
+    #if canImport(Darwin)
+      raised.withLock { raised in
+        defer { raised = true }
+        return !raised
+      }
+    #else
+      !raised.exchange(true, ordering: .acquiringAndReleasing)
+    #endif
   }
 }

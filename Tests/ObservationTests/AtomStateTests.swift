@@ -6,19 +6,26 @@ import TinyTestSupport
 /// The atom's state machine, driven as a script: what each transition stores, what it hands back
 /// to deliver, and what it hands back to release after unlocking.
 @Suite(.timeLimit(suiteTimeLimit), .watchdog) struct AtomStateTests {
+  /// What an update that cannot throw hands back.
+  struct Step<Value: Sendable> {
+    var value: Value?
+    var batch: Batch<Value>?
+    var replaced: Value?
+  }
+
   /// Runs `body` on `state` as an update that cannot throw.
-  func update<Value>(_ state: inout AtomState<Value>, _ body: (inout Value) -> Void) -> Step<Value>
-  {
-    var leftover: Value?
-    let step = state.update(leftover: &leftover, body)
-    #expect(leftover == nil)
+  func update<Value>(
+    _ state: inout AtomState<Value>, _ body: (inout Value) -> Void
+  ) -> Step<Value> {
+    var step = Step<Value>()
+    step.value = state.update(body, &step.batch, &step.replaced)
     return step
   }
 
-  /// A state with one watcher that does nothing.
+  /// A state with one watch that does nothing.
   func watched<Value>(_ value: Value) -> AtomState<Value> {
     var state = AtomState(value)
-    _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
+    _ = state.add(Recipient { _ in }, includingInitial: false, onMainQueue: false)
     return state
   }
 
@@ -33,21 +40,24 @@ import TinyTestSupport
   @Test func withoutWatchersTheReplacedValueIsHandedBackToReleaseAfterUnlocking() {
     var state = AtomState(Owner("old"))
     let step = update(&state) { $0 = Owner("new") }
-    #expect(step.value.name == "new")
+    #expect(step.value?.name == "new")
     #expect(step.replaced?.name == "old")
   }
 
   @Test func aThrowingBodyHandsBackWhatItLeftBehindAndChangesNothing() {
     var state = AtomState([Owner("kept")])
-    var leftover: [Owner]?
+    var batch: Batch<[Owner]>?
+    var replaced: [Owner]?
     #expect(throws: Oops(code: 1)) {
-      try state.update(leftover: &leftover) { (value: inout [Owner]) throws(Oops) in
-        value.append(Owner("left behind"))
-        throw Oops(code: 1)
-      }
+      try state.update(
+        { (value: inout [Owner]) throws(Oops) in
+          value.append(Owner("left behind"))
+          throw Oops(code: 1)
+        }, &batch, &replaced)
     }
     #expect(state.value.map(\.name) == ["kept"])
-    #expect(leftover?.map(\.name) == ["kept", "left behind"])
+    #expect(replaced?.map(\.name) == ["kept", "left behind"])
+    #expect(batch == nil)
     #expect(state.version == 0)
   }
 
@@ -71,28 +81,36 @@ import TinyTestSupport
     #expect(update(&state) { $0 = 3 }.batch?.isReported == true)  // it stays reported
   }
 
-  @Test func underLayersBothReplacedValuesAreHandedBack() {
+  @Test func underLayersThePlainUpdateStepsAsideForTheOptimisticPath() {
     var state = AtomState("confirmed")
-    let added = state.addLayer { $0 += "+layer" }
-    #expect(added.step.replaced == "confirmed")  // the visible value the layer replaced
-    let step = update(&state) { $0 = "pushed" }
-    #expect(step.value == "pushed+layer")
-    #expect(step.alsoReplaced == ["confirmed"])
-    #expect(step.replaced == "confirmed+layer")
+    var added = Outcome<String>()
+    _ = state.addLayer({ $0 += "+layer" }, &added)
+    #expect(added.replaced == "confirmed")  // the visible value the layer replaced
+    var ran = false
+    let step = update(&state) { _ in ran = true }
+    #expect(step.value == nil)
+    #expect(!ran)
+    var outcome = Outcome<String>()
+    let value = state.update(confirming: { $0 = "pushed" }, error: nil, &outcome)
+    #expect(value == "pushed+layer")
+    #expect(outcome.replacedUnderLayers == ["confirmed"])
+    #expect(outcome.replaced == "confirmed+layer")
+    #expect(state.confirmedValue == "pushed")
   }
 
   @Test func everyChangeMovesTheVersion() {
     var state = AtomState(0)
     _ = update(&state) { _ in }
     #expect(state.version == 1)
-    _ = state.add(Watcher { _ in }, includingInitial: false, onMainQueue: false)
+    _ = state.add(Recipient { _ in }, includingInitial: false, onMainQueue: false)
     _ = update(&state) { _ in }
     #expect(state.version == 2)
   }
 
   @Test func confirmingACommitMovesTheVersionAndHandsTheSettledLayersBack() {
     var state = AtomState(0)
-    let (id, _, _) = state.addLayer { $0 += 1 }
+    var outcome = Outcome<Int>()
+    let (id, _) = state.addLayer({ $0 += 1 }, &outcome)
     let version = state.version
     let (sent, sentVersion) = state.valueToCommit(layer: id)
     let (next, settled) = state.confirm(layer: id, sent: sent, version: sentVersion)
@@ -151,38 +169,48 @@ import TinyTestSupport
     }
   }
 
-  @Test func anInitialChangeOfADirectWatcherIsABatchOfItsOwn() {
+  @Test func anInitialChangeOfADirectWatchIsABatchOfItsOwn() {
     var state = AtomState("now")
-    let early = Watcher<String> { _ in }
-    let late = Watcher<String> { _ in }
+    let early = Recipient<String> { _ in }
+    let late = Recipient<String> { _ in }
     _ = state.add(early, includingInitial: false, onMainQueue: false)
     let batch = state.add(late, includingInitial: true, onMainQueue: false).batch
     #expect(batch?.change.isInitial == true)
     #expect(batch?.change.new == "now")
     #expect(batch?.isReported == false)
-    #expect(batch?.recipients.map(ObjectIdentifier.init) == [ObjectIdentifier(late)])
+    #expect(batch?.recipients.map { ObjectIdentifier($0.flag) } == [ObjectIdentifier(late.flag)])
   }
 
-  @Test func removingAWatcherByIdentity() {
+  @Test func removingAWatchByItsFlag() {
     var state = AtomState(0)
-    let watcher = Watcher<Int> { _ in }
-    _ = state.add(watcher, includingInitial: false, onMainQueue: false)
-    #expect(state.remove(ObjectIdentifier(watcher)) === watcher)
-    #expect(state.remove(ObjectIdentifier(watcher)) == nil)
-    #expect(state.watchers.isEmpty)
+    let recipient = Recipient<Int> { _ in }
+    _ = state.add(recipient, includingInitial: false, onMainQueue: false)
+    #expect(state.remove(recipient.flag)?.flag === recipient.flag)
+    #expect(state.remove(recipient.flag) == nil)
+    #expect(state.recipients.isEmpty)
+  }
+
+  @Test func aStoppedWatchIsNotCalled() {
+    let seen = Recorder<Int>()
+    let recipient = Recipient<Int> { seen.record($0.new) }
+    recipient.receive(AtomChange(old: 0, new: 1))
+    recipient.flag.raise()
+    recipient.receive(AtomChange(old: 1, new: 2))
+    #expect(seen.all == [1])
   }
 
   @Test func takingEverythingOutLeavesNothingThatHoldsUserCode() {
     var state = watched(Owner("value"))
     _ = update(&state) { $0 = Owner("changed") }
     _ = update(&state) { $0 = Owner("waiting") }
-    _ = state.addLayer { _ in }
-    let taken = state.takeAll()
-    #expect(taken.watchers.count == 1)
-    #expect(taken.waiting.count == 2)  // the second change and the layer's wait for the deliverer
-    #expect(taken.layers?.count == 1)
-    #expect(taken.value?.name == "waiting")
-    #expect(state.watchers.isEmpty && state.waiting.isEmpty && state.layers == nil)
+    var outcome = Outcome<Owner>()
+    _ = state.addLayer({ _ in }, &outcome)
+    let (recipients, waiting, layers, value) = state.takeAll()
+    #expect(recipients.count == 1)
+    #expect(waiting.count == 2)  // the second change and the layer's wait for the deliverer
+    #expect(layers?.count == 1)
+    #expect(value?.name == "waiting")
+    #expect(state.recipients.isEmpty && state.waiting.isEmpty && state.layers == nil)
     #expect(state.stored == nil)
   }
 }

@@ -7,6 +7,7 @@
 import Benchmark
 import BenchmarkSupport
 import Foundation
+import Observation
 import ObservationFloor
 import OpenCombine
 import Synchronization
@@ -47,11 +48,45 @@ let benchmarks: @Sendable () -> Void = {
 
   let readMutex = Mutex(41)
   let readAtom = Atom(41)
-  _ = readAtom.value  // its Observation registrar is made: the read measured is the steady one
+  let readSubject = CurrentValueSubject<Int, Never>(41)
   compare(
     "value read, no tracking",
+    calibrate: true,
     baseline: Variant("Mutex read") { blackHole(readMutex.withLock { $0 }) },
-    Variant("TinyObservation Atom.value") { blackHole(readAtom.value) }
+    Variant("TinyObservation Atom.value") { blackHole(readAtom.value) },
+    Variant("OpenCombine CurrentValueSubject.value") { blackHole(readSubject.value) }
+  )
+
+  // Reads inside one `withObservationTracking` per sample, as a SwiftUI `body` makes them: each
+  // read tells the registrar, which records the key path in the tracking's access list.
+  let trackedAtom = Atom(41)
+  let trackedModel = TrackedModel()
+  compare(
+    "value read inside withObservationTracking",
+    calibrate: true,
+    around: { sample in withObservationTracking { sample() } onChange: {} },
+    baseline: Variant("@Observable class property") { blackHole(trackedModel.count) },
+    Variant("TinyObservation Atom.value") { blackHole(trackedAtom.value) }
+  )
+
+  // What SwiftUI does for a view that shows the value: its `body` reads it inside
+  // `withObservationTracking` (a registration is stored), then a set fires that registration.
+  let registeredAtom = Atom(0)
+  let registeredModel = TrackedModel()
+  var nextRegistered = 0
+  compare(
+    "set while a registration is stored",
+    calibrate: true,
+    baseline: Variant("@Observable class property") {
+      nextRegistered &+= 1
+      _ = withObservationTracking { registeredModel.count } onChange: {}
+      registeredModel.count = nextRegistered
+    },
+    Variant("TinyObservation Atom.set") {
+      nextRegistered &+= 1
+      _ = withObservationTracking { registeredAtom.value } onChange: {}
+      registeredAtom.set(nextRegistered)
+    }
   )
 
   // One operation: 2 threads make 1,000 increments each at the same time.
@@ -130,6 +165,14 @@ let benchmarks: @Sendable () -> Void = {
   source.set(1)
   precondition(derivedSink.total == 4, "ObservationBenchmarks: a derived handler did not run")
   var nextSource = 1
+  let derivedSubject = CurrentValueSubject<Int, Never>(0)
+  var derivedLast = 0
+  let derivedCancellable = derivedSubject.map { $0 &* 2 }.sink { new in
+    derivedSink.total &+= new &- derivedLast
+    derivedLast = new
+  }
+  derivedSubject.send(1)
+  precondition(derivedSink.total == 6, "ObservationBenchmarks: a mapped sink did not run")
   compare(
     "set through a derived atom to 1 handler",
     baseline: Variant("two lock + closure array stages") {
@@ -139,9 +182,20 @@ let benchmarks: @Sendable () -> Void = {
     Variant("TinyObservation Atom.set + DerivedAtom + watch") {
       nextSource &+= 1
       source.set(nextSource)
+    },
+    Variant("OpenCombine CurrentValueSubject.map + sink") {
+      nextSource &+= 1
+      derivedSubject.send(nextSource)
     }
   )
+  Keep.forever(derivedCancellable)
   Keep.forever(derivedToken, derivedSink, doubled)
+}
+
+/// A hand-written `@Observable` model: the peer of an atom read and set under Observation.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@Observable final class TrackedModel: @unchecked Sendable {  // safe: one benchmark thread
+  var count = 41
 }
 
 /// Holds objects for the life of the process.

@@ -43,6 +43,8 @@ final class Total: @unchecked Sendable {  // safe: one thread
 @inline(never) func increment(_ atom: Atom<Int>) -> Int { atom.update { $0 += 1 } }
 @inline(never) func set(_ atom: Atom<Int>, _ value: Int) { atom.set(value) }
 @inline(never) func set(_ floor: LockAndClosures, _ value: Int) { floor.set(value) }
+@inline(never) func read(_ mutex: borrowing Mutex<Int>) -> Int { mutex.withLock { $0 } }
+@inline(never) func read(_ atom: Atom<Int>) -> Int { atom.value }
 
 /// Runs `operation` `count` times in all, half on each of two threads at once.
 func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
@@ -81,6 +83,19 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
       atom.watch { total.value &+= $0.new &- $0.old }
     }
     for value in 0..<count { set(atom, value) }
+    precondition(total.value > 0, "a watcher did not run")
+  case "mutexread":
+    let mutex = Mutex(0)
+    for _ in 0..<count { use(read(mutex)) }
+  case "read":
+    let atom = Atom(0)
+    for _ in 0..<count { use(read(atom)) }
+  case "derived":
+    let atom = Atom(0)
+    let doubled = DerivedAtom(atom) { $0 &* 2 }
+    let total = Total()
+    let token = doubled.watch { total.value &+= $0.new &- $0.old }
+    withExtendedLifetime(token) { for value in 0..<count { set(atom, value) } }
     precondition(total.value > 0, "a watcher did not run")
   case "mutex2":
     let mutex = Mutex(0)

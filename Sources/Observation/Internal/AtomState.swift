@@ -7,7 +7,7 @@ import TinyInternals
 ///
 /// Delivery is serial: a change that finds nobody delivering makes its caller the deliverer and
 /// hands it the batch; a change made meanwhile waits in ``waiting``. After each round the
-/// deliverer calls ``takeWaiting()``, which hands it what waits, or, when nothing does, ends its
+/// deliverer calls ``takeWaiting()``, which hands it what waits or, when nothing does, ends its
 /// turn. So batches reach the watchers one at a time, in the order the changes took effect.
 @usableFromInline struct AtomState<Value: Sendable>: Sendable {
   /// The waiter of an optimistic update whose commit waits for its turn.
@@ -19,8 +19,8 @@ import TinyInternals
   /// Counts the changes of the visible or the confirmed value, so that a comparison made outside
   /// the lock can tell whether the value it compared is still current.
   @usableFromInline var version: UInt64 = 0
-  /// The watchers, in registration order.
-  @usableFromInline var watchers: [Watcher<Value>] = []
+  /// The watches, in registration order.
+  @usableFromInline var recipients: [Recipient<Value>] = []
   /// Whether the value was ever read. Observation can only track an atom through a read, so the
   /// changes of an atom never read skip the registrar.
   @usableFromInline var isRead = false
@@ -32,7 +32,7 @@ import TinyInternals
   @usableFromInline var layers: Layers<Value, Waiter>?
   var nextLayerID: UInt64 = 0
 
-  @inlinable init(_ value: Value) {
+  init(_ value: Value) {
     stored = value
   }
 
@@ -43,36 +43,46 @@ import TinyInternals
   }
 
   /// The value without pending optimistic layers.
-  @inlinable var confirmedValue: Value {
+  var confirmedValue: Value {
     layers?.confirmed ?? value
   }
 
-  /// Applies `body` to a copy of the confirmed value and shows the result. When `body` throws,
-  /// nothing changes, and the copy it left behind goes to `leftover`, for the caller to release
-  /// after unlocking.
+  /// Applies `body` to a copy of the value and shows the result; returns the new value, or `nil`
+  /// without running `body` while optimistic layers are pending (then the atom takes the path
+  /// that handles them, ``update(confirming:error:_:)``). The batch to deliver goes to `batch`;
+  /// the replaced value, or the copy a throwing `body` left behind, to `replaced`.
   @inlinable mutating func update<Failure: Error>(
-    error: (any Error)? = nil, leftover: inout Value?, _ body: (inout Value) throws(Failure) -> Void
-  ) throws(Failure) -> Step<Value> {
-    var new = confirmedValue  // a copy: the old value stays referenced until it is released
+    _ body: (inout Value) throws(Failure) -> Void,
+    _ batch: inout Batch<Value>?, _ replaced: inout Value?
+  ) throws(Failure) -> Value? {
+    guard layers == nil else { return nil }
+    var new = value  // a copy: the old value stays referenced until it is released
     do throws(Failure) {
       try body(&new)
     } catch {
-      leftover = new
+      replaced = new
       throw error
     }
-    guard layers == nil else { return showUnderLayers(confirmed: new, error: error) }
-    return show(new, error: error)
+    return show(new, error: nil, &batch, &replaced)
   }
 
-  /// Makes `new` the visible value. The change goes to the watchers, and to Observation when the
-  /// value was ever read; the old value travels with it, or is handed back to be released.
-  @inlinable mutating func show(_ new: Value, error: (any Error)?) -> Step<Value> {
+  /// Makes `new` the visible value and returns it. The change goes to the watchers, and to
+  /// Observation when the value was ever read: the batch, which carries the old value, goes to
+  /// `batch` when the caller is to deliver it now; with nobody to tell, the old value goes to
+  /// `replaced`.
+  @inlinable mutating func show(
+    _ new: Value, error: (any Error)?, _ batch: inout Batch<Value>?, _ replaced: inout Value?
+  ) -> Value {
     let old = value
     stored = new
     version &+= 1
-    guard !watchers.isEmpty || isRead else { return Step(value: new, replaced: old) }
+    guard !recipients.isEmpty || isRead else {
+      replaced = old
+      return new
+    }
     let change = AtomChange(old: old, new: new, error: error)
-    return Step(value: new, batch: submit(Batch(change, to: watchers, reporting: isRead)))
+    batch = submit(Batch(change, to: recipients, reporting: isRead))
+    return new
   }
 
   /// Hands `batch` back when the caller is to deliver it now (it became the deliverer), or
@@ -94,104 +104,98 @@ import TinyInternals
     return waiting
   }
 
-  /// Adds a watcher. With `includingInitial`, its initial change is queued first: a main-queue
-  /// watcher's in its relay (perform the returned action outside the lock), any other's as a
-  /// batch of its own (deliver it when one is returned).
+  /// Adds a watch. With `initial`, its initial change is queued first: a main-queue watch's in
+  /// its relay (perform the returned action outside the lock), any other's as a batch of its own
+  /// (deliver it when one is returned).
   mutating func add(
-    _ watcher: Watcher<Value>, includingInitial: Bool, onMainQueue: Bool
+    _ recipient: Recipient<Value>, includingInitial: Bool, onMainQueue: Bool
   ) -> (batch: Batch<Value>?, mainAction: RelayState<AtomChange<Value>>.Action?) {
-    watchers.append(watcher)
+    recipients.append(recipient)
     guard includingInitial else { return (nil, nil) }
     let initial = AtomChange.initial(value)
-    if let action = watcher.relay?.enqueue(initial, onMainQueue: onMainQueue) {
-      return (nil, action)
+    if let relay = recipient.relay {
+      return (nil, relay.enqueue(initial, onMainQueue: onMainQueue))
     }
-    return (submit(Batch(initial, to: [watcher], reporting: false)), nil)
+    return (submit(Batch(initial, to: [recipient], reporting: false)), nil)
   }
 
-  /// Removes the watcher `id` names and hands it back, to release after unlocking; batches
+  /// Removes the watch `flag` names and hands it back, to release after unlocking; batches
   /// already made still hold it, and skip it by its stop flag.
-  mutating func remove(_ id: ObjectIdentifier) -> Watcher<Value>? {
-    guard let index = watchers.firstIndex(where: { ObjectIdentifier($0) == id }) else {
-      return nil
-    }
-    return watchers.remove(at: index)
+  mutating func remove(_ flag: StopFlag) -> Recipient<Value>? {
+    guard let index = recipients.firstIndex(where: { $0.flag === flag }) else { return nil }
+    return recipients.remove(at: index)
   }
 
-  /// Takes out everything that holds user code or user data (the watchers, the waiting batches,
+  /// Takes out everything that holds user code or user data (the watches, the waiting batches,
   /// the layers, the value), for a deallocating atom to release without nesting.
   mutating func takeAll() -> (
-    watchers: [Watcher<Value>], waiting: [Batch<Value>], layers: Layers<Value, Waiter>?,
-    value: Value?
+    [Recipient<Value>], [Batch<Value>], Layers<Value, Waiter>?, Value?
   ) {
     defer {
-      watchers = []
+      recipients = []
       waiting = []
       layers = nil
       stored = nil
     }
-    return (watchers, waiting, layers, stored)
+    return (recipients, waiting, layers, stored)
   }
 }
 
-/// What a transition hands back to the atom: the visible value, the batch to deliver now, and
-/// what it replaced, to release after unlocking.
-@usableFromInline struct Step<Value: Sendable> {
-  @usableFromInline var value: Value
-  @usableFromInline var batch: Batch<Value>?
-  @usableFromInline var replaced: Value?
-  /// More replaced values: those the optimistic layers went through.
-  @usableFromInline var alsoReplaced: [Value]?
-
-  @inlinable init(
-    value: Value, batch: Batch<Value>? = nil, replaced: Value? = nil, alsoReplaced: [Value]? = nil
-  ) {
-    self.value = value
-    self.batch = batch
-    self.replaced = replaced
-    self.alsoReplaced = alsoReplaced
-  }
-}
-
-/// One change and the watchers it goes to (those registered when it took effect), and whether it
-/// is to be reported to Observation after them.
+/// One change, the watches it goes to (those registered when it took effect), and whether it is
+/// reported to Observation after them.
 @usableFromInline struct Batch<Value: Sendable>: Sendable {
   @usableFromInline let change: AtomChange<Value>
-  @usableFromInline let recipients: [Watcher<Value>]
+  @usableFromInline let recipients: [Recipient<Value>]
   @usableFromInline let isReported: Bool
 
-  @inlinable init(_ change: AtomChange<Value>, to recipients: [Watcher<Value>], reporting: Bool) {
+  @inlinable init(_ change: AtomChange<Value>, to recipients: [Recipient<Value>], reporting: Bool) {
     self.change = change
     self.recipients = recipients
     self.isReported = reporting
   }
 }
 
-/// One watch of an atom: its handler, and the flag its token raises to stop it.
-@usableFromInline final class Watcher<Value: Sendable>: Sendable {
-  /// Raised by the watch's token; no delivery starts once it is up.
-  @usableFromInline let stopped = StopFlag()
-  /// Receives the changes: the handler itself, or a hand-over to the main-queue relay.
+/// One watch of an atom: the flag its token raises to stop it (which also names it), and what a
+/// delivery calls: a closure that checks the flag and calls the handler, or, for a main-queue
+/// watch, hands the change to its relay.
+@usableFromInline struct Recipient<Value: Sendable>: Sendable {
+  let flag: StopFlag
   @usableFromInline let receive: @Sendable (AtomChange<Value>) -> Void
-  /// The relay of a main-queue watcher.
+  /// The relay of a main-queue watch.
   let relay: MainRelay<AtomChange<Value>>?
 
-  /// A watcher that calls `handler` on the delivering thread.
+  /// A watch that calls `handler` on the delivering thread.
   init(_ handler: @escaping @Sendable (AtomChange<Value>) -> Void) {
-    receive = handler
+    let flag = StopFlag()
+    self.flag = flag
+    receive = { change in
+      guard !flag.isRaised else { return }
+      handler(change)
+    }
     relay = nil
   }
 
-  /// A watcher that calls `handler` on the main queue, in delivery order.
+  /// A watch that calls `handler` on the main queue, in delivery order.
   init(onMain handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void) {
-    let relay = MainRelay(stopped: stopped, handler: handler)
-    receive = { relay.send($0) }
+    let flag = StopFlag()
+    let relay = MainRelay(stopped: flag, handler: handler)
+    self.flag = flag
+    receive = { change in
+      guard !flag.isRaised else { return }
+      relay.send(change)
+    }
     self.relay = relay
   }
+}
 
-  /// Hands `change` to the handler, unless the watch was stopped.
-  @inlinable func deliver(_ change: AtomChange<Value>) {
-    guard !stopped.isRaised else { return }
-    receive(change)
-  }
+/// What a transition of the optimistic path leaves the atom to do after unlocking: the batch to
+/// deliver, and the values it replaced, to release.
+struct Outcome<Value: Sendable> {
+  var batch: Batch<Value>?
+  /// The visible value a change replaced (when no batch carries it as the change's `old`), or
+  /// the copy a throwing body left behind.
+  var replaced: Value?
+  /// What optimistic layers replaced: the old confirmed value, and the values the layers went
+  /// through on the way to the new visible value.
+  var replacedUnderLayers: [Value]?
 }

@@ -69,20 +69,20 @@ final class Derivation<Value: Sendable>: Sendable {
       guard let seen else { return }
       // `==` is user code: it runs outside every lock.
       let unchanged = seen.value.map { isSame?($0, new) ?? false } ?? false
-      var step: Step<Value>?
-      var leftover: Value?
+      var outcome = Outcome<Value>()
       let isShown = tickets.withLock { tickets -> Bool in
         // Another result was shown since `seen`: look again.
         guard tickets.shown == seen.shown else { return false }
         tickets.shown = ticket
         guard !unchanged else { return true }
-        step = storage.state.withLock { $0.update(error: error, leftover: &leftover) { $0 = new } }
+        storage.state.withLock {
+          _ = $0.update(confirming: { $0 = new }, error: error, &outcome)
+        }
         return true
       }
-      // `step` (with the value it replaced) and the compared value are released here, after
-      // unlocking.
+      // What the change replaced and the compared value are released here, after unlocking.
       guard isShown else { continue }
-      if let batch = step?.batch { storage.deliver(batch) }
+      if let batch = outcome.batch { storage.deliver(batch) }
       return
     }
   }
