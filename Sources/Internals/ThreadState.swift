@@ -14,7 +14,16 @@
   /// Whether the thread is running trampolined work.
   var isRunningTrampoline = false
   /// Trampolined work waiting on this thread, first in, first out.
-  var pending: [() -> Void] = []
+  var pending: [Work] = []
+  /// The work the trampoline runs now: what was pending, swapped in. Emptied, and not freed,
+  /// once run, so that work handed over once per delivery allocates no queue each time.
+  var running: [Work] = []
+
+  /// A piece of trampolined work. A struct, not a bare closure: an array stores a bare closure
+  /// through a thunk allocated with it.
+  struct Work {
+    let run: () -> Void
+  }
 
   /// The calling thread's state.
   static var current: UnsafeMutablePointer<ThreadState> {

@@ -43,9 +43,14 @@ package enum Trampoline {
   package static func leave(_ entry: Entry) {
     let state = entry.state
     while !state.pointee.pending.isEmpty {
-      let batch = state.pointee.pending
-      state.pointee.pending = []
-      for work in batch { work() }
+      swap(&state.pointee.pending, &state.pointee.running)
+      var index = 0
+      while index < state.pointee.running.count {
+        let work = state.pointee.running[index]
+        index += 1
+        work.run()
+      }
+      state.pointee.running.removeAll(keepingCapacity: true)
     }
     state.pointee.isRunningTrampoline = false
   }
@@ -54,7 +59,7 @@ package enum Trampoline {
   /// only when ``enter()`` returned `nil`.
   @usableFromInline
   package static func enqueue(_ work: @escaping () -> Void) {
-    ThreadState.current.pointee.pending.append(work)
+    ThreadState.current.pointee.pending.append(ThreadState.Work(run: work))
   }
 
   /// Runs `work` now, and the work it queues after it, or queues it when this thread is already

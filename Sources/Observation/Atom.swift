@@ -61,6 +61,11 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     }
   }
 
+  /// The value, read without telling Observation, for a derived atom's recomputation.
+  @inlinable var untrackedValue: Value {
+    state.withLock { $0.value }
+  }
+
   /// The value without pending optimistic updates: the value their commits started from, with
   /// the commits that succeeded and the plain updates made since. Equal to ``value`` when no
   /// optimistic update is pending.
@@ -211,15 +216,21 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// atoms of any length delivers in constant stack depth.
   @inlinable func deliver(_ batch: Batch<Value>) {
     guard let entry = Trampoline.enter() else {
-      return Trampoline.enqueue { self.deliverAll(batch) }
+      // Inside another delivery on this thread: this thread delivers it (it holds the atom's
+      // turn) once the current delivery returns.
+      return Trampoline.enqueue {
+        self.send(batch)
+        self.deliverWaiting()
+      }
     }
-    deliverAll(batch)
+    send(batch)
+    deliverWaiting()
     Trampoline.leave(entry)
   }
 
-  /// Delivers `first` and every batch queued meanwhile, on this thread, now.
-  @inlinable func deliverAll(_ first: Batch<Value>) {
-    send(first)
+  /// Delivers the batches that wait, and those queued meanwhile, until none is left; then this
+  /// thread's turn is over.
+  @inlinable func deliverWaiting() {
     while true {
       let next = state.withLock { $0.takeWaiting() }
       if next.isEmpty { return }

@@ -31,7 +31,7 @@
 ///   cheap and should not update its sources: such an update starts another recomputation,
 ///   after the current delivery, like a watcher that updates what it watches.
 public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
-  let derivation: Derivation<Value>
+  @usableFromInline let derivation: Derivation<Value>
 
   /// Creates a value derived from `source` by `compute`; every change is delivered.
   ///
@@ -48,11 +48,56 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     _ source: repeat each Source,
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value
   ) {
-    self.init(derivation: Derivation(repeat each source, compute: compute, isSame: nil))
+    self.init(source: repeat each source, compute: compute, isSame: nil)
   }
 
-  init(derivation: Derivation<Value>) {
-    self.derivation = derivation
+  /// Creates a value derived from one source by `compute`; every change is delivered.
+  ///
+  /// ```swift
+  /// let doubled = DerivedAtom(count) { $0 * 2 }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - source: The value to derive from.
+  ///   - compute: Makes the value from the source's value.
+  @inlinable  // one source, known to the caller: the derived goal needs its reads specialized
+  public convenience init<Source: Watchable>(
+    _ source: Source, compute: @escaping @Sendable (Source.Value) -> Value
+  ) {
+    self.init(source, compute: compute, isSame: nil)
+  }
+
+  /// A value derived from any number of sources, compared with `isSame` when it is given.
+  init<each Source: Watchable>(
+    source: repeat each Source,
+    compute: @escaping @Sendable (repeat (each Source).Value) -> Value,
+    isSame: (@Sendable (Value, Value) -> Bool)?
+  ) {
+    derivation = Derivation(
+      read: { [readers = (repeat Derivation<Value>.reader(of: each source))] in
+        compute(repeat (each readers)())
+      },
+      watch: { onChange in
+        var watches: [WatchToken] = []
+        repeat watches.append(Derivation<Value>.watch(each source, onChange))
+        return watches
+      },
+      isSame: isSame)
+  }
+
+  /// A value derived from one source, compared with `isSame` when it is given.
+  @inlinable init<Source: Watchable>(
+    _ source: Source, compute: @escaping @Sendable (Source.Value) -> Value,
+    isSame: (@Sendable (Value, Value) -> Bool)?
+  ) {
+    let read = Derivation<Value>.reader(of: source)
+    derivation = Derivation(
+      read: { compute(read()) }, watch: { [Derivation<Value>.watch(source, $0)] },
+      isSame: isSame)
+  }
+
+  deinit {
+    derivation.cancelWatches()
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -117,6 +162,23 @@ extension DerivedAtom where Value: Equatable {
     _ source: repeat each Source,
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value
   ) {
-    self.init(derivation: Derivation(repeat each source, compute: compute, isSame: { $0 == $1 }))
+    self.init(source: repeat each source, compute: compute, isSame: { $0 == $1 })
+  }
+
+  /// Creates a value derived from one source by `compute`; a recomputation that gives an equal
+  /// value delivers nothing.
+  ///
+  /// ```swift
+  /// let isEmpty = DerivedAtom(name) { $0.isEmpty }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - source: The value to derive from.
+  ///   - compute: Makes the value from the source's value.
+  @inlinable  // one source, known to the caller: the derived goal needs its reads specialized
+  public convenience init<Source: Watchable>(
+    _ source: Source, compute: @escaping @Sendable (Source.Value) -> Value
+  ) {
+    self.init(source, compute: compute, isSame: { $0 == $1 })
   }
 }

@@ -47,12 +47,13 @@ import TinyInternals
     layers?.confirmed ?? value
   }
 
-  /// Applies `body` to a copy of the value and shows the result; returns the new value, or `nil`
-  /// without running `body` while optimistic layers are pending (then the atom takes the path
-  /// that handles them, ``update(confirming:error:_:)``). The batch to deliver goes to `batch`;
-  /// the replaced value, or the copy a throwing `body` left behind, to `replaced`.
+  /// Applies `body` to a copy of the value and shows the result, marked with `error`; returns the
+  /// new value, or `nil` without running `body` while optimistic layers are pending (then the
+  /// atom takes the path that handles them, ``update(confirming:error:_:)``). The batch to
+  /// deliver goes to `batch`; the replaced value, or the copy a throwing `body` left behind, to
+  /// `replaced`.
   @inlinable mutating func update<Failure: Error>(
-    _ body: (inout Value) throws(Failure) -> Void,
+    error: (any Error)? = nil, _ body: (inout Value) throws(Failure) -> Void,
     _ batch: inout Batch<Value>?, _ replaced: inout Value?
   ) throws(Failure) -> Value? {
     guard layers == nil else { return nil }
@@ -63,7 +64,7 @@ import TinyInternals
       replaced = new
       throw error
     }
-    return show(new, error: nil, &batch, &replaced)
+    return show(new, error: error, &batch, &replaced)
   }
 
   /// Makes `new` the visible value and returns it. The change goes to the watchers, and to
