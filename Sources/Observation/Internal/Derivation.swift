@@ -5,8 +5,9 @@ import TinyInternals
 /// them as it goes.
 ///
 /// No lock is held while the computation or the value's `==` runs (both are user code).
-/// Instead, each recomputation takes a ticket, in order, before it reads the sources, and its
-/// result is shown only if no recomputation with a later ticket was shown already: a later
+/// Instead, each recomputation takes a ticket, in order, before it reads the sources (the
+/// tickets are kept with the derived value, under its lock), and its result is shown only if no
+/// recomputation with a later ticket was shown already: a later
 /// ticket read the sources later, so its result is at least as fresh. The recomputation with
 /// the last ticket therefore always gets shown, and it read the sources after their last change.
 @usableFromInline final class Derivation<Value: Sendable>: Sendable {
@@ -17,8 +18,6 @@ import TinyInternals
   // exists, so no recomputation can read it at the same time.
   @usableFromInline nonisolated(unsafe) var read: (@Sendable () -> Value)?
   @usableFromInline let isSame: (@Sendable (Value, Value) -> Bool)?
-  /// The tickets of the recomputations.
-  @usableFromInline let tickets = Locked(Tickets())
   @usableFromInline let sourceWatches = Locked<[WatchToken]>([])
 
   /// A derivation that computes its value with `read` and recomputes it whenever one of the
@@ -68,9 +67,9 @@ import TinyInternals
   @inlinable func recompute(error: (any Error)?) {
     guard let read else { return }
     // Before the sources are read: a ticket, and the recomputation shown now.
-    var (ticket, seen) = tickets.withLock { tickets in
-      tickets.taken += 1
-      return (tickets.taken, shown(tickets))
+    var (ticket, seen) = storage.state.withLock { state in
+      state.tickets.taken += 1
+      return (state.tickets.taken, shown(&state))
     }
     let new = read()
     // Shown unless a later recomputation was shown already: then this result is stale.
@@ -79,12 +78,12 @@ import TinyInternals
       let unchanged = seen.value.map { isSame?($0, new) ?? false } ?? false
       var batch: Batch<Value>?
       var replaced: Value?
-      let changed = tickets.withLock { tickets -> Shown? in
+      let changed = storage.state.withLock { state -> Shown? in
         // Another result was shown since `seen`: look again.
-        guard tickets.shown == seen.ticket else { return shown(tickets) }
-        tickets.shown = ticket
+        guard state.tickets.shown == seen.ticket else { return shown(&state) }
+        state.tickets.shown = ticket
         guard !unchanged else { return nil }
-        storage.state.withLock { _ = $0.update(error: error, { $0 = new }, &batch, &replaced) }
+        _ = state.update(error: error, { $0 = new }, &batch, &replaced)
         return nil
       }
       // What the change replaced, and the compared value, are released here, after unlocking.
@@ -96,10 +95,9 @@ import TinyInternals
     }
   }
 
-  /// The ticket of the recomputation shown, and its value when `==` is to compare with it (read
-  /// without telling Observation: this read is the derived atom's own).
-  @inlinable func shown(_ tickets: Tickets) -> Shown {
-    Shown(ticket: tickets.shown, value: isSame == nil ? nil : storage.state.withLock { $0.value })
+  /// The recomputation shown, and its value when `==` is to compare with it.
+  @inlinable func shown(_ state: inout AtomState<Value>) -> Shown {
+    Shown(ticket: state.tickets.shown, value: isSame == nil ? nil : state.value)
   }
 
   /// A recomputation shown: its ticket, and its value when `==` is to compare with it.
@@ -110,18 +108,6 @@ import TinyInternals
     @inlinable init(ticket: UInt64, value: Value?) {
       self.ticket = ticket
       self.value = value
-    }
-  }
-
-  /// The last ticket taken, and the ticket of the recomputation the value comes from (the value
-  /// made at creation is ticket 0).
-  @usableFromInline struct Tickets: Sendable {
-    @usableFromInline var taken: UInt64
-    @usableFromInline var shown: UInt64
-
-    @inlinable init() {
-      taken = 0
-      shown = 0
     }
   }
 
