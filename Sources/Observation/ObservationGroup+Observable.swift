@@ -56,8 +56,10 @@ extension ObservationGroup {
 /// `withObservationTracking` offers no way to disarm a registration: it stays in the model
 /// until a tracked property is next written. So the member keeps at most one armed at any time,
 /// and re-uses it across `end()` and `begin()` (a registration that has not fired means nothing
-/// it tracks was written, so the current value needs no new one). A registration that fires
-/// while the member is stopped, or after it was removed, does nothing and queues nothing.
+/// it tracks was written, so the current value needs no new one). Only the first fire of the
+/// armed registration counts: the toolchain can fire a registration again, and one that fires
+/// while the member is stopped, or after it was removed, does nothing. A fire queues at most one
+/// main-queue hop; later fires fold into the one queued.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember {
@@ -78,10 +80,10 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
   }
 
   func start() {
-    guard let number = run.start() else { return }
+    guard run.start() != nil else { return }
     // An armed registration has not fired, so nothing it tracks was written: it tracks the
     // same properties the key path reads now.
-    let value = tracking.start(run: number) ? model[keyPath: keyPath] : track()
+    let value = tracking.start() ? model[keyPath: keyPath] : track()
     last = value
     handler(.initial(value))
   }
@@ -92,73 +94,95 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     last = nil
   }
 
-  /// Reads the property and arms a registration for its next change.
+  /// Arms a registration for the next change, then reads the property. The read after the
+  /// registration is in place: a change between the tracked read and the registration's
+  /// installation would otherwise be missed, and its value never delivered.
   private func track() -> Value {
     let tracking = self.tracking
-    tracking.arm()
-    return withObservationTracking {
+    let registration = tracking.arm()
+    _ = withObservationTracking {
       model[keyPath: keyPath]
     } onChange: { [weak self] in
       // Called on the writing thread: before a plain `@Observable` property stores the new
       // value, after an atom did.
-      guard let run = tracking.fired() else { return }
+      guard tracking.fired(registration) else { return }
       DispatchQueue.main.async {
-        MainActor.assumeIsolated { self?.changed(run) }
+        MainActor.assumeIsolated { self?.hopped() }
       }
     }
+    return model[keyPath: keyPath]
   }
 
-  /// Delivers, for a change of run `number`, the value read now, and arms the next registration.
-  private func changed(_ number: Int) {
-    guard run.isCurrent(number), let old = last else { return }
+  /// The hop a fire queued: delivers the value read now and arms the next registration, unless
+  /// the member is stopped or a registration is armed already (then `begin()` read the value
+  /// after the fire).
+  private func hopped() {
+    guard tracking.hopped(), run.isRunning, let old = last else { return }
     let new = track()
     last = new
     handler(AtomChange(old: old, new: new))
   }
 }
 
-/// What an ``ObservableMember`` shares with its registration, which fires on the writing thread.
+/// What an ``ObservableMember`` shares with its registrations, which fire on writing threads.
 final class ObservableTracking: Sendable {
   private struct State {
-    /// Whether a registration is armed and has not fired.
-    var isArmed = false
-    /// The run the member is in, or `nil` when it is stopped.
-    var run: Int?
+    /// The number of the registration armed and not fired yet, or `nil`.
+    var armed: Int?
+    /// The registrations armed so far (the next one's number).
     var registrations = 0
+    /// Whether the member is running.
+    var isRunning = false
+    /// Whether a main-queue hop is queued and has not run yet.
+    var isHopQueued = false
+    /// The main-queue hops queued so far.
     var hops = 0
   }
 
   private let state = Locked(State())
 
-  /// Records that run `number` started; returns whether a registration is armed.
-  func start(run number: Int) -> Bool {
+  /// Records that the member started; returns whether a registration is armed.
+  func start() -> Bool {
     state.withLock { state in
-      state.run = number
-      return state.isArmed
+      state.isRunning = true
+      return state.armed != nil
     }
   }
 
   /// Records that the member stopped.
   func stop() {
-    state.withLock { $0.run = nil }
+    state.withLock { $0.isRunning = false }
   }
 
-  /// Records that a registration is being armed.
-  func arm() {
+  /// Records that a registration is being armed, and returns its number.
+  func arm() -> Int {
     state.withLock { state in
-      state.isArmed = true
-      state.registrations += 1
+      defer { state.registrations += 1 }
+      state.armed = state.registrations
+      return state.registrations
     }
   }
 
-  /// Records that the armed registration fired, on the writing thread. Returns the run to
-  /// deliver the change to (the caller then queues one main-queue hop), or `nil` when the
-  /// member is stopped: then nothing is to be done.
-  func fired() -> Int? {
+  /// Registration `number` fired, on the writing thread; returns whether the caller is to queue
+  /// a main-queue hop. Not when it is not the armed one (it fired before), when the member is
+  /// stopped, or when a hop is queued already (it reads the value after this change).
+  func fired(_ number: Int) -> Bool {
     state.withLock { state in
-      state.isArmed = false
-      if state.run != nil { state.hops += 1 }
-      return state.run
+      guard state.armed == number else { return false }
+      state.armed = nil
+      guard state.isRunning, !state.isHopQueued else { return false }
+      state.isHopQueued = true
+      state.hops += 1
+      return true
+    }
+  }
+
+  /// The queued hop runs; returns whether it is to read and arm again: not when a
+  /// registration is armed already.
+  func hopped() -> Bool {
+    state.withLock { state in
+      state.isHopQueued = false
+      return state.armed == nil
     }
   }
 

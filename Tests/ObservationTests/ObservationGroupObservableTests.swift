@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Testing
 import TinyTestSupport
@@ -42,6 +43,23 @@ final class PausingModel: Observable, Sendable {
       pause()
       registrar.withMutation(of: self, keyPath: \.value) {}
     }
+  }
+}
+
+/// A hand-written `Observable` model that any thread may write: its value sits behind a lock,
+/// and a write reports before it stores, as the `@Observable` macro's setter does.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class SharedModel: Observable, Sendable {
+  private let registrar = ObservationRegistrar()
+  private let stored = Locked(0)
+
+  var value: Int {
+    registrar.access(self, keyPath: \.value)
+    return stored.withLock { $0 }
+  }
+
+  func write(_ new: Int) {
+    registrar.withMutation(of: self, keyPath: \.value) { stored.withLock { $0 = new } }
   }
 }
 
@@ -341,5 +359,107 @@ final class PausingModel: Observable, Sendable {
     }
     #expect(weakGroup == nil)
     #expect(weakSession == nil)
+  }
+
+  /// 8 threads write while the group re-arms its registration `rearms` times: each
+  /// registration runs the handler at most once, however often the toolchain fires it, and the
+  /// group keeps up (a livelock would time out). `write` makes one write of writer `index`.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  private func eightWritersWhileTheGroupRearms<Model: Observable & AnyObject & Sendable>(
+    _ model: Model, _ keyPath: KeyPath<Model, Int>,
+    write: @escaping @Sendable (Model, Int) -> Void
+  ) async {
+    let rearms = stressVolume(full: 3_000, quick: 300)
+    let group = ObservationGroup()
+    let reached = Gate()
+    var changes = 0
+    let id = group.observe(model, keyPath) { change in
+      if !change.isInitial { changes += 1 }
+      if changes == rearms { reached.open() }
+    }
+    group.begin()
+    let done = Locked(false)
+    let writers = (0..<8).map { index in
+      startThread {
+        var next = index
+        while !done.withLock({ $0 }) {
+          write(model, next)
+          next += 8
+          sched_yield()  // lets the main queue's hops through on two cores
+        }
+      }
+    }
+    await reached.opened()
+    done.withLock { $0 = true }
+    for writer in writers { await writer.opened() }
+    group.end()
+    let member = group.member(id) as? ObservableMember<Model, Int>
+    let counts = member?.tracking.counts
+    // One hop per registration that fired, one handler call per hop: none ran twice.
+    #expect(changes >= rearms)
+    #expect(counts.map { $0.hops <= $0.registrations } == true)
+    #expect(counts?.hops == changes)
+  }
+
+  @Test func eightWritersOfAPlainObservablePropertyRunTheHandlerOncePerRegistration() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    await eightWritersWhileTheGroupRearms(SharedModel(), \.value) { model, value in
+      model.write(value)
+    }
+  }
+
+  @Test func eightWritersOfAnAtomReadThroughTheKeyPathRunTheHandlerOncePerRegistration() async {
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    await eightWritersWhileTheGroupRearms(CounterModel(), \.count.value) { model, value in
+      model.count.set(value)
+    }
+  }
+
+  @Test func aRegistrationCountsOnceHoweverOftenItFiresAndOnlyWhileItIsTheArmedOne() {
+    let tracking = ObservableTracking()
+    #expect(!tracking.start())  // nothing armed yet: the member reads and arms
+    let first = tracking.arm()
+    #expect(tracking.fired(first))  // queues the hop
+    #expect(!tracking.fired(first))  // the toolchain fires it again: nothing more
+    #expect(tracking.hopped())  // the hop reads and arms again
+    let second = tracking.arm()
+    #expect(!tracking.fired(first))  // the old one fires once more: still nothing
+    #expect(tracking.fired(second))
+    #expect(tracking.counts.registrations == 2)
+    #expect(tracking.counts.hops == 2)
+  }
+
+  @Test func firesWhileAHopIsQueuedFoldIntoIt() {
+    let tracking = ObservableTracking()
+    _ = tracking.start()
+    let first = tracking.arm()
+    #expect(tracking.fired(first))
+    // The member stopped and started again before the hop ran, and armed a new registration.
+    tracking.stop()
+    #expect(!tracking.start())
+    let second = tracking.arm()
+    #expect(!tracking.fired(second))  // a hop is queued: it reads the value after this change
+    #expect(tracking.hopped())  // and it arms again, since the fire disarmed the second one
+    #expect(tracking.counts.hops == 1)
+  }
+
+  @Test func aHopFindingARegistrationArmedNeitherReadsNorArms() {
+    let tracking = ObservableTracking()
+    _ = tracking.start()
+    #expect(tracking.fired(tracking.arm()))
+    tracking.stop()
+    _ = tracking.start()
+    _ = tracking.arm()  // begin() armed one and read the value after the fire
+    #expect(!tracking.hopped())
+  }
+
+  @Test func aFireWhileStoppedQueuesNothingAndTheNextStartArms() {
+    let tracking = ObservableTracking()
+    _ = tracking.start()
+    let first = tracking.arm()
+    tracking.stop()
+    #expect(!tracking.fired(first))
+    #expect(!tracking.start())  // it fired: nothing is armed
+    #expect(tracking.counts.hops == 0)
   }
 }
