@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Helpers of .ci/build-docs.
 
-    docc-catalog.py <Module> <guide.md> <Performance.md> <catalog>   makes a module's catalog
-    docc-catalog.py --check-archive <archive>                          finds dead links
+    docc-catalog.py <Module> <guide.md> <reference.md> <Performance.md> <catalog>
+                                                          makes a module's catalog
+    docc-catalog.py --check-archive <archive>             finds dead links
 
 The catalog holds a landing page (the module's title, the guide's first paragraph as its
-abstract, and the guide and the performance page as its topics), the guide and the performance
-page. The guides link to each other with relative Markdown links, which GitHub follows; in the
-catalog they become DocC links, which `docc` resolves and checks: a link to the performance page
-(and its anchors) turns into `<doc:Performance#…>`, and a link to a guide that is not in the
-catalog becomes plain text.
+abstract, and the guide, its reference and the performance page as its topics), and those three
+pages as articles: the guide under its own name (`Observation`), its reference as
+`<Block>Reference` (`Docs/Reference/Observation.md` becomes `ObservationReference`), and
+`Performance`. The pages link to each other with relative Markdown links, which GitHub follows;
+in the catalog they become DocC links, which `docc` resolves and checks: a link to a page of the
+catalog (and its anchors, on the same page too) turns into `<doc:Article#…>`, a link to a heading
+that does not exist stops here, and a link to a page that is not in the catalog (another block's
+guide) becomes plain text.
 """
 
 import json
@@ -38,7 +42,14 @@ def headings(path):
     return found
 
 
-def rewrite(text, in_catalog, anchors_of):
+def article_name(path):
+    """The catalog's name of a page: `Observation`, `ObservationReference`, `Performance`."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+    return stem + "Reference" if parent == "Reference" else stem
+
+
+def rewrite(text, source, names_of, anchors_of):
     """Turns relative Markdown links into DocC links or plain text."""
     out, in_fence = [], False
     for line in text.split("\n"):
@@ -50,14 +61,16 @@ def rewrite(text, in_catalog, anchors_of):
                 if re.match(r"^[a-z]+:", target):
                     return match.group(0)
                 name, _, anchor = target.partition("#")
-                article = os.path.splitext(os.path.basename(name))[0]
-                if article not in in_catalog:
+                resolved = os.path.normpath(os.path.join(os.path.dirname(source), name)) \
+                    if name else os.path.normpath(source)
+                article = names_of.get(resolved)
+                if article is None:
                     return label
                 fragment = ""
                 if anchor:
                     heading = anchors_of[article].get(anchor)
                     if heading is None:
-                        sys.exit(f"docc-catalog: {target}: no such heading in {article}")
+                        sys.exit(f"docc-catalog: {source}: {target}: no such heading in {article}")
                     fragment = "#" + re.sub(r"[^\w\- ]", "", heading.replace("`", "")).replace(
                         " ", "-")
                 return f"[{label}](<doc:{article}{fragment}>)"
@@ -66,7 +79,7 @@ def rewrite(text, in_catalog, anchors_of):
     return "\n".join(out)
 
 
-def make_catalog(module, guide, performance, catalog):
+def make_catalog(module, guide, reference, performance, catalog):
     text = open(guide, encoding="utf-8").read()
     title = re.search(r"^#\s+(.*)$", text, re.M).group(1).strip()
     if title.strip("`") == module:
@@ -74,15 +87,15 @@ def make_catalog(module, guide, performance, catalog):
                  "show two pages with one title: give the guide a title of its own")
     paragraphs = re.split(r"\n\s*\n", text[text.index("\n") + 1:].strip())
     abstract = " ".join(paragraphs[0].split())
-    articles = {os.path.splitext(os.path.basename(p))[0]: p for p in (guide, performance)}
-    anchors_of = {name: headings(path) for name, path in articles.items()}
+    pages = [guide, reference, performance]
+    names_of = {os.path.normpath(p): article_name(p) for p in pages}
+    anchors_of = {article_name(p): headings(p) for p in pages}
     os.makedirs(catalog, exist_ok=True)
-    for name, path in articles.items():
-        body = rewrite(open(path, encoding="utf-8").read(), articles, anchors_of)
-        open(os.path.join(catalog, f"{name}.md"), "w", encoding="utf-8").write(body)
-    guide_name = os.path.splitext(os.path.basename(guide))[0]
-    landing = (f"# ``{module}``\n\n{abstract}\n\n## Topics\n\n### Guides\n\n"
-               f"- <doc:{guide_name}>\n- <doc:Performance>\n")
+    for path in pages:
+        body = rewrite(open(path, encoding="utf-8").read(), path, names_of, anchors_of)
+        open(os.path.join(catalog, f"{article_name(path)}.md"), "w", encoding="utf-8").write(body)
+    topics = "".join(f"- <doc:{article_name(p)}>\n" for p in pages)
+    landing = f"# ``{module}``\n\n{abstract}\n\n## Topics\n\n### Guides\n\n{topics}"
     open(os.path.join(catalog, f"{module}.md"), "w", encoding="utf-8").write(landing)
 
 
@@ -120,4 +133,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--check-archive":
         check_archive(sys.argv[2])
     else:
-        make_catalog(*sys.argv[1:5])
+        make_catalog(*sys.argv[1:6])

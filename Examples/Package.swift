@@ -1,8 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// A small feed watcher built on every TinyBlocks block: a library with the app's logic, an
-/// executable that runs it against a local server, and the tests that control its world.
+/// A small feed watcher built on TinyBlocks: a library with the app's logic, an executable that
+/// runs it against a local server, and the tests that control its world. It uses every block but
+/// TinyContext, which is for objects an app does not own: this app owns all of its objects.
 let package = Package(
   name: "FeedWatcher",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -16,7 +17,6 @@ let package = Package(
     .target(
       name: "FeedKit",
       dependencies: [
-        .product(name: "TinyContext", package: "TinyBlocks"),
         .product(name: "TinyEnvironment", package: "TinyBlocks"),
         .product(name: "TinyObservation", package: "TinyBlocks"),
         .product(name: "TinyScheduling", package: "TinyBlocks"),

@@ -10,7 +10,8 @@ import TinyTestSupport
 
 /// The classic "partial system test": the real client against a real (tiny, local) server,
 /// instead of a mocked response, with a waiter holding the test until the completion handler
-/// has run. It is the closing example of Docs/Waiting.md, in both forms: keep them alike.
+/// has run. It is the closing example of Docs/Reference/Waiting.md, in both forms: keep them
+/// alike.
 final class PartialSystemTests: WatchedTestCase {
   /// The client under test: fetches a feed and hands its items to a completion handler.
   struct FeedClient {

@@ -1,4 +1,3 @@
-import TinyContext
 import TinyEnvironment
 import TinyObservation
 import TinyScheduling
@@ -22,15 +21,12 @@ public struct FeedSummary: Sendable, Equatable {
   }
 }
 
-/// How many refreshes in a row have failed; read as an `Int`, zero until one fails.
-private let refreshFailuresKey = DefaultedContextKey<Int>("refreshFailures", default: 0)
-
 /// The feed screen's model: the items, their summary, search, refreshing and marking as read.
 ///
 /// It reads everything from outside through ``Current``: the API (`Current.feedAPI`) and the
 /// clock that its timeout, search delay and refreshes run on (`Current.clock`). Create it in
 /// the world it should use: in a test, inside `withWorld(.mock)` after setting the clock.
-public final class FeedModel: ContextCarrying, Sendable {
+public final class FeedModel: Sendable {
   /// The feed's items, as the server last sent them, with the user's pending changes on top.
   public let items = Atom<[FeedItem]>([])
   /// The unread count and reading time, kept up to date with ``items``.
@@ -38,6 +34,9 @@ public final class FeedModel: ContextCarrying, Sendable {
   /// The items that match the last search.
   public let results = Atom<[FeedItem]>([])
 
+  /// How many refreshes in a row have failed: a stored property, since the model is the app's own
+  /// class (TinyContext is for objects the app does not own).
+  private let failures = Atom(0)
   private let searchDebouncer: Debouncer
   private let refreshLimiter: RateLimiter
   private let refresher: any PeriodicTaskLauncher
@@ -67,7 +66,7 @@ public final class FeedModel: ContextCarrying, Sendable {
 
   /// How many refreshes started by ``requestRefresh()`` have failed in a row.
   public var refreshFailures: Int {
-    contextInfo[refreshFailuresKey]
+    failures.value
   }
 
   /// Fetches the feed and shows it; gives up with `TimeoutError` after 5 seconds.
@@ -86,9 +85,9 @@ public final class FeedModel: ContextCarrying, Sendable {
       guard let self else { return }
       do {
         try await refresh()
-        contextInfo[refreshFailuresKey] = 0
+        failures.set(0)
       } catch {
-        contextInfo[refreshFailuresKey] += 1  // the limiter runs one refresh at a time
+        failures.update { $0 += 1 }
       }
     }
   }
