@@ -17,14 +17,19 @@ same-type constraints, generic angle brackets (a relational operator needs a spa
 sides), force unwraps, `try!` and `as!` (a removed `!` must be a prefix), a deletion that would
 leave a value-returning body empty or a stored property uninitialized, a swap of two
 statements that cannot change anything (no calls, neither touching what the other writes), and
-bodies of functions that return a value (early return). A mutant that does not compile anyway
-is dropped by .ci/mutate.
+bodies of functions that return a value (early return). The cancellation operator reads the
+blocks around a point (`Scopes`): it throws only where the function or closure is `async` and
+throws any error (a closure: it has a `try` or `throw` of its own outside a `do`), puts a
+`continue` only inside a loop, a `return nil` only in a function returning an optional. A
+statement moved before an `await` is one line, and never one that reads what the awaiting
+statement declares. A mutant that does not compile anyway is dropped by .ci/mutate.
 
 The sample is drawn per block, with a random generator seeded by the seed and the block's name,
 from the block's candidates in the order of their path, line and column. It depends on the seed
 and on the text of the sources only (and this file's operators): not on the order of files on
-disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each block's candidates are
-shuffled once, and the sample takes the first ones, so a larger count extends a smaller one.
+disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each
+block's candidates are shuffled once, and the sample takes the first ones, so a larger count
+extends a smaller one.
 """
 
 import argparse
@@ -38,7 +43,8 @@ from pathlib import Path
 BLOCKS = ["Sequence", "Context", "Observation", "Waiting", "Scheduling", "Environment", "Internals"]
 
 OPERATORS = {
-    "relational": "`<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=`",
+    "relational": "`<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=` (in any condition: `if`, `guard`, "
+    "`while`, a closure)",
     "logical": "`&&` <-> `||`",
     "boolean": "`true` <-> `false`",
     "not": "a logical `!` removed",
@@ -49,7 +55,11 @@ OPERATORS = {
     "swap": "two adjacent one-line statements swapped",
     "early-return": "`return;` before the first statement of a Void function",
     "ordering": "a memory ordering weakened to `.relaxed`",
-    "cancellation": "a `try Task.checkCancellation()` removed",
+    "cancellation": "a cancellation branch given the other outcome: `try Task.checkCancellation()` "
+    "removed, `Task.isCancelled` negated, `continue` or `return nil` <-> `throw "
+    "CancellationError()`, a `catch` or `isCancelled` branch that returns goes on (`continue`) "
+    "or throws instead",
+    "before-await": "a statement moved before the statement with an `await` that precedes it",
 }
 
 
@@ -360,6 +370,207 @@ def returns_void(signature):
 
 
 # ---------------------------------------------------------------------------------------------
+# Scopes: what encloses a point of the code (a function, a closure, a loop, a `catch`...), so that
+# an operator only proposes a `throw` where one may be thrown, a `continue` inside a loop.
+
+SIGNATURE = re.compile(r"((@\w+(\([^)]*\))? )*(\w+ )*)(func|init[?!]?|deinit|subscript)\b")
+TYPE = re.compile(r"((@\w+(\([^)]*\))? )*(\w+ )*)(struct|class|enum|extension|actor|protocol)\b")
+ACCESSOR = re.compile(
+    r"(get|set|willSet|didSet|_read|_modify)\b|((@\w+ )*(\w+ )*)(var|let) [\w$]+ *:")
+TRY = re.compile(r"(?<![\w$.])(try(?![?!\w$])|throw(?![\w$]))")
+
+
+class Scopes:
+    """The braces of a file's compiled code, each with the kind of block it opens.
+
+    `code` holds the masked lines ("" for a line that is not compiled on Linux). A brace's kind
+    is read from the statement before it: "function" (with its signature), "accessor",
+    "closure", "loop" (`for`, `while`, `repeat`), "branch" (`if`, `else`, `switch`, `guard`'s
+    `else`), "catch", "do", "defer", or "type".
+    """
+
+    def __init__(self, code):
+        self.code = code
+        self.depth = []  # per line: how many ( and [ are open where it starts
+        self.enclosing = []  # per line: the (line, column) of each `{` open where it starts
+        self.closing = {}  # (line, column) of a `{`: that of its `}`
+        stack, depth = [], 0
+        for i, line in enumerate(code):
+            self.depth.append(depth)
+            self.enclosing.append(list(stack))
+            for col, ch in enumerate(line):
+                depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+                if ch == "{":
+                    stack.append((i, col))
+                elif ch == "}" and stack:
+                    self.closing[stack.pop()] = (i, col)
+        self.kinds = {}
+
+    def chain(self, i, col):
+        """The braces around column `col` of line `i`, innermost first."""
+        stack = list(self.enclosing[i])
+        for c, ch in enumerate(self.code[i][:col]):
+            if ch == "{":
+                stack.append((i, c))
+            elif ch == "}" and stack:
+                stack.pop()
+        return stack[::-1]
+
+    def kind(self, brace):
+        """(kind, the statement's text up to the brace) of a `{`."""
+        if brace not in self.kinds:
+            self.kinds[brace] = self._kind(*brace)
+        return self.kinds[brace]
+
+    def _kind(self, i, col):
+        # The statement starts where no parenthesis is open and the line before does not go on.
+        start = i
+        while start > 0:
+            before = next((j for j in range(start - 1, -1, -1) if self.code[j].strip()), None)
+            if before is None:
+                break
+            if len(self.enclosing[start]) > len(self.enclosing[before]):
+                break  # the line before opens the block this statement is in
+            here = self.code[start].strip()
+            continued = ENDS_CONTINUED.search(self.code[before].rstrip(MASK).rstrip())
+            if not (self.depth[start] > 0 or continued or STARTS_CONTINUED.match(here)
+                    or here.startswith((")", "]"))):
+                break
+            start = before
+        text = " ".join(self.code[j].rstrip(MASK).strip() for j in range(start, i))
+        text = (text + " " + self.code[i][:col].strip()).strip()
+        # Only what follows the last brace still open on the way (a block on the same line).
+        open_at = []
+        for k, ch in enumerate(text):
+            if ch == "{":
+                open_at.append(k)
+            elif ch == "}" and open_at:
+                open_at.pop()
+        prefix = text[open_at[-1] + 1 :].strip() if open_at else text
+        parens = sum({"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0) for ch in prefix)
+        bare = re.sub(r"^\}\s*(else\s+(?=if\b))?", "", prefix)
+        if parens > 0:
+            return "closure", prefix
+        if re.search(r"(^|[\s}])else$", bare) or re.match(r"(if|switch|guard)\b", bare):
+            return "branch", prefix
+        if re.search(r"(^|[\s}])(do|defer|repeat)$", bare):
+            return {"do": "do", "defer": "defer", "repeat": "loop"}[bare.split()[-1]], prefix
+        if re.search(r"(^|\} )catch\b[^{}]*$", bare):
+            return "catch", prefix
+        if re.match(r"(for|while)\b", bare):
+            return "loop", prefix
+        if SIGNATURE.match(bare):
+            return "function", prefix
+        if TYPE.match(bare):
+            return "type", prefix
+        if ACCESSOR.match(bare) and "=" not in re.sub(r"[=!<>]=|->", "", bare):
+            return "accessor", prefix
+        return "closure", prefix
+
+    def body(self, i, col):
+        """The innermost function, closure, accessor or defer around a point, or None."""
+        for brace in self.chain(i, col):
+            if self.kind(brace)[0] in ("function", "closure", "accessor", "defer", "type"):
+                return brace
+        return None
+
+    def may_throw(self, i, col):
+        """Whether a `throw CancellationError()` compiles at a point, and the code there is
+        asynchronous (where cancellation is seen): the function or closure around it is
+        `async` and throws any error."""
+        brace = self.body(i, col)
+        if brace is None:
+            return False
+        kind, prefix = self.kind(brace)
+        if kind in ("function", "accessor"):
+            effects = self.effects(prefix)
+            return bool(re.search(r"\basync\b", effects) and re.search(r"\bthrows\b", effects))
+        return kind == "closure" and self.closure_has(brace, r"throws") and self.closure_has(
+            brace, r"async")
+
+    @staticmethod
+    def effects(signature):
+        """The effects of a function's signature: what follows the parameters, up to the result's
+        arrow (a parameter's or the result's function type may throw too). A typed `throws`
+        reads as no `throws`: it does not throw any error."""
+        effects = re.sub(r"\bthrows\s*\(\s*any Error\s*\)", "throws", signature)
+        effects = re.sub(r"\bthrows\s*\([^()]*\)", "typed", effects)
+        while re.search(r"\([^()]*\)", effects):
+            effects = re.sub(r"\([^()]*\)", "", effects)
+        return effects.split("->")[0]
+
+    def closure_has(self, brace, effect):
+        """Whether a closure `throws` (or is `async`) already: its signature says so, or a `try`
+        or `throw` (an `await`) of its own is in its body, not in a nested closure, nor in a
+        `do` that catches it."""
+        i, col = brace
+        if re.match(r"[^{}]*\b" + effect + r"\b[^{}]*\bin\b", self.code[i][col + 1 :]):
+            return True
+        own = TRY if effect == "throws" else re.compile(r"(?<![\w$.])await\b")
+        stops = ("function", "closure", "accessor", "defer")
+        stops += ("do",) if effect == "throws" else ()  # a `do` catches, it does not wait
+        end = self.closing.get(brace, (len(self.code) - 1, 0))
+        for j in range(i, end[0] + 1):
+            for m in own.finditer(self.code[j]):
+                if (j, m.start()) <= brace or (j, m.start()) >= end:
+                    continue
+                for outer in self.chain(j, m.start()):
+                    if outer == brace:
+                        return True
+                    if self.kind(outer)[0] in stops:
+                        break
+        return False
+
+    def catches_a_wait(self, brace):
+        """Whether the `do` block of a `catch` awaits (then what it catches may be a
+        cancellation)."""
+        i, col = brace
+        close = self.code[i][:col].rfind("}")
+        opening = [o for o, c in self.closing.items() if c == (i, close)]
+        if close < 0 or not opening:
+            return False
+        (j, start) = opening[0]
+        text = "\n".join([self.code[j][start:]] + self.code[j + 1 : i + 1])
+        if j == i:
+            text = self.code[i][start:close]
+        return re.search(r"(?<![\w$.])await\b", text) is not None
+
+    def in_loop(self, i, col):
+        """Whether `continue` compiles at a point: a loop encloses it within its body."""
+        for brace in self.chain(i, col):
+            kind = self.kind(brace)[0]
+            if kind == "loop":
+                return True
+            if kind not in ("branch", "catch", "do"):
+                return False
+        return False
+
+    def returns(self, i, col):
+        """"optional" or "void" for the function (not closure) around a point, else None."""
+        brace = self.body(i, col)
+        kind, prefix = self.kind(brace) if brace else (None, "")
+        if kind != "function" or not re.match(r"((@\w+(\([^)]*\))? )*(\w+ )*)func\b", prefix):
+            return None
+        if returns_void(prefix):
+            return "void"
+        result = re.split(r"->", prefix)[-1].split(" where ")[0].strip()
+        return "optional" if result.endswith("?") else None
+
+    def in_cancellation_branch(self, i, col):
+        """Whether a point is in a `catch` or in a branch taken on cancellation (`isCancelled`),
+        within its function or closure."""
+        for brace in self.chain(i, col):
+            kind, prefix = self.kind(brace)
+            if kind == "catch" and self.catches_a_wait(brace):
+                return True
+            if kind == "branch" and "isCancelled" in prefix:
+                return True
+            if kind not in ("branch", "loop", "do"):
+                return False
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
 # The operators.
 
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -404,6 +615,47 @@ def token_mutants(code, line):
     return out
 
 
+def cancellation_mutants(scopes, i, masked_line, line):
+    """(operator, column, new line) for each cancellation branch of a code line given the other
+    outcome, where that outcome compiles (a `throw` where the function or closure throws, a
+    `continue` in a loop, a `return nil` in a function returning an optional)."""
+    out = []
+    code = masked_line[: len(masked_line.rstrip(MASK).rstrip())]  # no trailing comment
+
+    def put(m, replacement, group=0):
+        start, end = m.span(group)
+        out.append(("cancellation", start, line[:start] + replacement + line[end:]))
+
+    def statement(m):  # the match starts a statement: a line's, a block's or a case's first
+        return re.search(r"(^|[{:;])\s*$", code[: m.start()])
+
+    flag = r"(?<![\w$.?!])(!?)((?:[\w$]+\.)*isCancelled)\b(?!\s*[:(]|\s*=(?!=))"
+    for m in re.finditer(flag, code):
+        if not re.search(r"\b(var|let|func|case) $", code[: m.start()]):
+            put(m, "", 1) if m.group(1) else put(m, "!", 1)
+    end = r"(?=\s*(\}|;|$))"  # the whole statement (not `continue outer`)
+    for m in re.finditer(r"(?<![\w$.])(continue|return nil)" + end, code):
+        if statement(m) and scopes.may_throw(i, m.start()):
+            put(m, "throw CancellationError()")
+    for m in re.finditer(r"(?<![\w$.])throw CancellationError\(\)" + end, code):
+        if not statement(m):
+            continue
+        if scopes.in_loop(i, m.start()):
+            put(m, "continue")
+        result = scopes.returns(i, m.start())
+        if result:
+            put(m, "return nil" if result == "optional" else "return")
+    # A `catch`, or a branch taken on cancellation, that returns or gives up: it goes on instead,
+    # or throws.
+    for m in re.finditer(r"(?<![\w$.])(return|break)\b[^{};]*?(?=\s*(\}|;|$))", code):
+        if statement(m) and scopes.in_cancellation_branch(i, m.start()):
+            if scopes.in_loop(i, m.start()):
+                put(m, "continue")
+            if scopes.may_throw(i, m.start()):
+                put(m, "throw CancellationError()")
+    return out
+
+
 def file_mutants(block, path, text):
     lines = text.split("\n")
     masked = mask_code(text).split("\n")
@@ -412,6 +664,7 @@ def file_mutants(block, path, text):
     code = [m.strip() if active[i] else "" for i, m in enumerate(masked)]
     code = [c if c.replace(MASK, "").strip() else "" for c in code]  # comment-only lines
     indent = [len(l) - len(l.lstrip()) for l in lines]
+    scopes = Scopes([m if code[i] else "" for i, m in enumerate(masked)])
     out = []
 
     def add(i, col, op, old, new):
@@ -473,6 +726,8 @@ def file_mutants(block, path, text):
         base = line[: indent[i]]
         for op, col, new in token_mutants(masked[i], line):
             add(i, col, op, [line], [new])
+        for op, col, new in cancellation_mutants(scopes, i, masked[i], line):
+            add(i, col, op, [line], [new])
 
         kind = whole_statement(i)
         if kind == "assign" and initializes_stored_property(i):
@@ -495,6 +750,36 @@ def file_mutants(block, path, text):
                     and not pointless_swap(code[i], code[j])):
                 swapped = [base + lines[j].strip(), base + lines[i].strip()]
                 add(i, indent[i], "swap", [lines[i], lines[j]], swapped)
+
+    # Before the wait: a one-line statement moved above the statement before it, when that one
+    # awaits (its first line has an `await`; it may span lines, as a call with a closure does).
+    for s in range(len(lines)):
+        c = code[s].rstrip(MASK).rstrip()
+        one_line_branch = (re.match(r"(if|guard) ", c) and c.endswith("}") and balanced(c)
+                           and not ENDS_CONTINUED.search(previous_code(s))
+                           and not STARTS_CONTINUED.match(next_code(s)))
+        if not (whole_statement(s) in ("call", "assign", "let") or one_line_branch):
+            continue
+        a = s - 1  # the first line of the statement before: at the same indentation
+        while a >= 0 and (not code[a] or indent[a] > indent[s] or code[a].startswith("}")):
+            a -= 1
+        if a < 0 or indent[a] != indent[s] or scopes.enclosing[a] != scopes.enclosing[s]:
+            continue
+        first = code[a].rstrip(MASK).rstrip()
+        before = next((j for j in range(a - 1, -1, -1) if code[j]), None)
+        opened = before is None or len(scopes.enclosing[a]) > len(scopes.enclosing[before])
+        starts = opened or not (ENDS_CONTINUED.search(previous_code(a))  # `{ x in` opens
+                                or STARTS_CONTINUED.match(first))
+        allowed = (not KEYWORD_START.match(first)
+                   or re.match(r"(let|var|if|for|while|switch) ", first))
+        if not (re.search(r"(?<![\w$.])await\b", first) and starts and allowed
+                and balanced("".join(code[a:s]))):
+            continue
+        declared = re.match(r"(?:let|var) \(?([\w$, ]+)", first)
+        used = set(re.findall(r"(?<![\w$.])[\w$]+", c))
+        if declared and used & {n.strip() for n in declared.group(1).split(",")}:
+            continue  # the statement reads what the awaiting one declares
+        add(a, indent[a], "before-await", lines[a : s + 1], [lines[s]] + lines[a:s])
 
     # Early return: `return;` put before the first statement of a Void function's body.
     for signature, body in function_bodies(code):
