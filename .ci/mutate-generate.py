@@ -9,7 +9,9 @@
 Every `.swift` file under Sources/ except Sources/Tour is read, strings and comments masked
 out, and each code line in a branch of `#if` that Linux compiles is offered to the operators
 (OPERATORS below lists them). A mutant replaces one or a few adjacent lines; it is named by its
-file, its original lines and its mutated lines (what .ci/mutations/equivalent.txt keys on).
+file, its original lines and its mutated lines, never by line numbers (.ci/mutate matches
+.ci/mutations/equivalent.txt that way, and prints a survivor with the lines around it that make
+its lines occur once in the file).
 Lines in Apple-only branches are not mutated: the tests run on Linux, where they do not compile.
 
 The operators err on the side of mutants that compile: they skip operator declarations,
@@ -73,13 +75,6 @@ class Mutant:
     old: list  # the replaced lines, as in the file
     new: list  # the lines put in their place (as many as `old`, so line numbers stay)
     index: int = field(default=-1)  # position in the sample, set by `sample`
-
-    @property
-    def key(self):
-        """What names the mutant across runs: its file, its original lines and its mutated
-        lines, stripped (a deleted line leaves none)."""
-        new = tuple(l.strip() for l in self.new if l.strip())
-        return (self.path, tuple(l.strip() for l in self.old), new)
 
     def apply(self, text):
         """The file's text with the mutant applied; checks the old lines are still there."""
