@@ -4,7 +4,8 @@
 .ci/mutate --generate uses this file; run alone, it prints a sample without building anything:
 
     python3 .ci/mutate-generate.py --seed S --count N [--block B ...]   the sample
-    python3 .ci/mutate-generate.py --stats        how many candidates per block and operator
+    python3 .ci/mutate-generate.py --since REV [--seed S --count N]     those on a change
+    python3 .ci/mutate-generate.py --stats [--since REV]   how many per block and operator
 
 Every `.swift` file under Sources/ except Sources/Tour is read, strings and comments masked
 out, and each code line in a branch of `#if` that Linux compiles is offered to the operators
@@ -32,11 +33,17 @@ and on the text of the sources only (and this file's operators): not on the orde
 disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each
 block's candidates are shuffled once, and the sample takes the first ones, so a larger count
 extends a smaller one.
+
+On a change (`--since REV`, see `on_change`), the candidates are those on the lines that
+changed between REV and the committed HEAD, in every block they touch: all of them, or a
+sample drawn from one shuffle of them all (each block's share follows its changed lines).
 """
 
 import argparse
 import random
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -825,18 +832,82 @@ def sample(root, seed, count, blocks):
     return chosen
 
 
+def git(root, *arguments):
+    return subprocess.run(["git", *arguments], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def changed_lines(root, rev):
+    """The blocks' source lines that changed since commit `rev`: {path: set of line numbers}.
+
+    Compares `rev` with the committed HEAD (`git diff REV HEAD`, uncommitted changes aside) and
+    numbers the lines as HEAD has them: lines added or changed count, a removal leaves nothing
+    to mutate, a moved file counts only the lines that changed in it. Sources/Tour is no block's.
+    """
+    diff = git(root, "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff",
+               "--find-renames", "--unified=0", rev, "HEAD", "--", "Sources")
+    changed, path = {}, None
+    for line in diff.split("\n"):
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None  # None: the file was deleted
+            if path and (not path.endswith(".swift") or path.split("/")[1] not in BLOCKS):
+                path = None
+        elif line.startswith("@@ ") and path:
+            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            start, count = int(m.group(1)), int(m.group(2) or 1)
+            changed.setdefault(path, set()).update(range(start, start + count))
+    return {path: lines for path, lines in changed.items() if lines}
+
+
+def on_change(root, rev, blocks, key=None, count=None):
+    """The candidates on the lines changed since `rev` (`changed_lines`), in the named blocks:
+    each whose replaced lines include a changed one, in the order of block, path, line and
+    column. With a count, that many of them, drawn with `key` from one seeded shuffle (a
+    larger count extends a smaller one), in the same order. The files are read as HEAD has them.
+
+    Returns the mutants, numbered from 1, and the changed lines of those blocks.
+    """
+    changed = {p: l for p, l in changed_lines(root, rev).items() if p.split("/")[1] in blocks}
+    pool = []
+    for path in sorted(changed, key=lambda p: (BLOCKS.index(p.split("/")[1]), p)):
+        block = path.split("/")[1]
+        text = git(root, "show", f"HEAD:{path}")
+        pool += [m for m in file_mutants(block, path, text)
+                 if changed[path] & set(range(m.line, m.line + len(m.old)))]
+    if count is not None:
+        order = list(range(len(pool)))
+        random.Random(f"{key}/since").shuffle(order)
+        pool = [pool[k] for k in sorted(order[:count])]
+    for index, mutant in enumerate(pool, 1):
+        mutant.index = index
+    return pool, changed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--count", type=int, default=150)
     parser.add_argument("--block", action="append", choices=BLOCKS)
     parser.add_argument("--stats", action="store_true", help="candidates per block and operator")
+    parser.add_argument("--since", metavar="REV", help="every candidate on the lines changed "
+                        "since REV (a sample with --count)")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     blocks = args.block or BLOCKS
+    if args.since:
+        count = args.count if "--count" in sys.argv else None
+        mutants, _ = on_change(root, args.since, blocks, args.seed, count)
+        if args.stats:
+            mutants = {b: [m for m in mutants if m.block == b] for b in blocks}
+        else:
+            for mutant in mutants:
+                print(f"#{mutant.index} {mutant.block}\n{mutant.diff()}\n")
+            return
     if args.stats:
         for block in blocks:
-            pool = candidates(root, block)
+            pool = mutants[block] if args.since else candidates(root, block)
+            if args.since and not pool:
+                continue
             ops = {}
             for m in pool:
                 ops[m.operator] = ops.get(m.operator, 0) + 1
