@@ -865,7 +865,8 @@ def on_change(root, rev, blocks, key=None, count=None):
     column. With a count, that many of them, drawn with `key` from one seeded shuffle (a
     larger count extends a smaller one), in the same order. The files are read as HEAD has them.
 
-    Returns the mutants, numbered from 1, and the changed lines of those blocks.
+    Returns the mutants, numbered from 1, the changed lines of those blocks, and how many
+    candidates are on them.
     """
     changed = {p: l for p, l in changed_lines(root, rev).items() if p.split("/")[1] in blocks}
     pool = []
@@ -874,13 +875,14 @@ def on_change(root, rev, blocks, key=None, count=None):
         text = git(root, "show", f"HEAD:{path}")
         pool += [m for m in file_mutants(block, path, text)
                  if changed[path] & set(range(m.line, m.line + len(m.old)))]
+    drawn = pool
     if count is not None:
         order = list(range(len(pool)))
         random.Random(f"{key}/since").shuffle(order)
-        pool = [pool[k] for k in sorted(order[:count])]
-    for index, mutant in enumerate(pool, 1):
+        drawn = [pool[k] for k in sorted(order[:count])]
+    for index, mutant in enumerate(drawn, 1):
         mutant.index = index
-    return pool, changed
+    return drawn, changed, len(pool)
 
 
 def main():
@@ -896,7 +898,7 @@ def main():
     blocks = args.block or BLOCKS
     if args.since:
         count = args.count if "--count" in sys.argv else None
-        mutants, _ = on_change(root, args.since, blocks, args.seed, count)
+        mutants, _, _ = on_change(root, args.since, blocks, args.seed, count)
         if args.stats:
             mutants = {b: [m for m in mutants if m.block == b] for b in blocks}
         else:
