@@ -470,7 +470,7 @@ class Scopes:
         return "closure", prefix
 
     def body(self, i, col):
-        """The innermost function, closure, accessor or defer around a point, or None."""
+        """The innermost function, closure, accessor, defer or type around a point, or None."""
         for brace in self.chain(i, col):
             if self.kind(brace)[0] in ("function", "closure", "accessor", "defer", "type"):
                 return brace
@@ -548,7 +548,8 @@ class Scopes:
         return False
 
     def returns(self, i, col):
-        """"optional" or "void" for the function (not closure) around a point, else None."""
+        """What the function (not a closure) around a point returns: "optional", "void" (for
+        nothing), or None for anything else."""
         brace = self.body(i, col)
         kind, prefix = self.kind(brace) if brace else (None, "")
         if kind != "function" or not re.match(r"((@\w+(\([^)]*\))? )*(\w+ )*)func\b", prefix):
