@@ -620,8 +620,8 @@ def token_mutants(code, line):
 
 def cancellation_mutants(scopes, i, masked_line, line):
     """(operator, column, new line) for each cancellation branch of a code line given the other
-    outcome, where that outcome compiles (a `throw` where the function or closure throws, a
-    `continue` in a loop, a `return nil` in a function returning an optional)."""
+    outcome, where that outcome compiles (a `throw` where the function or closure is `async` and
+    throws, a `continue` in a loop, a `return nil` in a function returning an optional)."""
     out = []
     code = masked_line[: len(masked_line.rstrip(MASK).rstrip())]  # no trailing comment
 
