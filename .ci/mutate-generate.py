@@ -4,12 +4,15 @@
 .ci/mutate --generate uses this file; run alone, it prints a sample without building anything:
 
     python3 .ci/mutate-generate.py --seed S --count N [--block B ...]   the sample
-    python3 .ci/mutate-generate.py --stats        how many candidates per block and operator
+    python3 .ci/mutate-generate.py --since REV [--seed S --count N]     those on a change
+    python3 .ci/mutate-generate.py --stats [--since REV]   how many per block and operator
 
 Every `.swift` file under Sources/ except Sources/Tour is read, strings and comments masked
 out, and each code line in a branch of `#if` that Linux compiles is offered to the operators
 (OPERATORS below lists them). A mutant replaces one or a few adjacent lines; it is named by its
-file, its original lines and its mutated lines (what .ci/mutations/equivalent.txt keys on).
+file, its original lines and its mutated lines, never by line numbers (.ci/mutate matches
+.ci/mutations/equivalent.txt that way, and prints a survivor with the lines around it that make
+its lines occur once in the file).
 Lines in Apple-only branches are not mutated: the tests run on Linux, where they do not compile.
 
 The operators err on the side of mutants that compile: they skip operator declarations,
@@ -17,19 +20,30 @@ same-type constraints, generic angle brackets (a relational operator needs a spa
 sides), force unwraps, `try!` and `as!` (a removed `!` must be a prefix), a deletion that would
 leave a value-returning body empty or a stored property uninitialized, a swap of two
 statements that cannot change anything (no calls, neither touching what the other writes), and
-bodies of functions that return a value (early return). A mutant that does not compile anyway
-is dropped by .ci/mutate.
+bodies of functions that return a value (early return). The cancellation operator reads the
+blocks around a point (`Scopes`): it throws only where the function or closure is `async` and
+throws any error (a closure: it has a `try` or `throw` of its own outside a `do`), puts a
+`continue` only inside a loop, a `return nil` only in a function returning an optional. A
+statement moved before an `await` is one line, and never one that reads what the awaiting
+statement declares. A mutant that does not compile anyway is dropped by .ci/mutate.
 
 The sample is drawn per block, with a random generator seeded by the seed and the block's name,
 from the block's candidates in the order of their path, line and column. It depends on the seed
 and on the text of the sources only (and this file's operators): not on the order of files on
-disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each block's candidates are
-shuffled once, and the sample takes the first ones, so a larger count extends a smaller one.
+disk, nor on Python's hash seed. When the sources change, the sample changes with them. Each
+block's candidates are shuffled once, and the sample takes the first ones, so a larger count
+extends a smaller one.
+
+On a change (`--since REV`, see `on_change`), the candidates are those on the lines that
+changed between REV and the committed HEAD, in every block they touch: all of them, or a
+sample drawn from one shuffle of them all (each block's share follows its changed lines).
 """
 
 import argparse
 import random
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +52,8 @@ from pathlib import Path
 BLOCKS = ["Sequence", "Context", "Observation", "Waiting", "Scheduling", "Environment", "Internals"]
 
 OPERATORS = {
-    "relational": "`<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=`",
+    "relational": "`<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=` (in any condition: `if`, `guard`, "
+    "`while`, a closure)",
     "logical": "`&&` <-> `||`",
     "boolean": "`true` <-> `false`",
     "not": "a logical `!` removed",
@@ -49,7 +64,11 @@ OPERATORS = {
     "swap": "two adjacent one-line statements swapped",
     "early-return": "`return;` before the first statement of a Void function",
     "ordering": "a memory ordering weakened to `.relaxed`",
-    "cancellation": "a `try Task.checkCancellation()` removed",
+    "cancellation": "a cancellation branch given the other outcome: `try Task.checkCancellation()` "
+    "removed, `Task.isCancelled` negated, `continue` or `return nil` <-> `throw "
+    "CancellationError()`, a `catch` or `isCancelled` branch that returns goes on (`continue`) "
+    "or throws instead",
+    "before-await": "a statement moved before the statement with an `await` that precedes it",
 }
 
 
@@ -63,13 +82,6 @@ class Mutant:
     old: list  # the replaced lines, as in the file
     new: list  # the lines put in their place (as many as `old`, so line numbers stay)
     index: int = field(default=-1)  # position in the sample, set by `sample`
-
-    @property
-    def key(self):
-        """What names the mutant across runs: its file, its original lines and its mutated
-        lines, stripped (a deleted line leaves none)."""
-        new = tuple(l.strip() for l in self.new if l.strip())
-        return (self.path, tuple(l.strip() for l in self.old), new)
 
     def apply(self, text):
         """The file's text with the mutant applied; checks the old lines are still there."""
@@ -360,6 +372,208 @@ def returns_void(signature):
 
 
 # ---------------------------------------------------------------------------------------------
+# Scopes: what encloses a point of the code (a function, a closure, a loop, a `catch`...), so that
+# an operator only proposes a `throw` where one may be thrown, a `continue` inside a loop.
+
+SIGNATURE = re.compile(r"((@\w+(\([^)]*\))? )*(\w+ )*)(func|init[?!]?|deinit|subscript)\b")
+TYPE = re.compile(r"((@\w+(\([^)]*\))? )*(\w+ )*)(struct|class|enum|extension|actor|protocol)\b")
+ACCESSOR = re.compile(
+    r"(get|set|willSet|didSet|_read|_modify)\b|((@\w+ )*(\w+ )*)(var|let) [\w$]+ *:")
+TRY = re.compile(r"(?<![\w$.])(try(?![?!\w$])|throw(?![\w$]))")
+
+
+class Scopes:
+    """The braces of a file's compiled code, each with the kind of block it opens.
+
+    `code` holds the masked lines ("" for a line that is not compiled on Linux). A brace's kind
+    is read from the statement before it: "function" (with its signature), "accessor",
+    "closure", "loop" (`for`, `while`, `repeat`), "branch" (`if`, `else`, `switch`, `guard`'s
+    `else`), "catch", "do", "defer", or "type".
+    """
+
+    def __init__(self, code):
+        self.code = code
+        self.depth = []  # per line: how many ( and [ are open where it starts
+        self.enclosing = []  # per line: the (line, column) of each `{` open where it starts
+        self.closing = {}  # (line, column) of a `{`: that of its `}`
+        stack, depth = [], 0
+        for i, line in enumerate(code):
+            self.depth.append(depth)
+            self.enclosing.append(list(stack))
+            for col, ch in enumerate(line):
+                depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+                if ch == "{":
+                    stack.append((i, col))
+                elif ch == "}" and stack:
+                    self.closing[stack.pop()] = (i, col)
+        self.kinds = {}
+
+    def chain(self, i, col):
+        """The braces around column `col` of line `i`, innermost first."""
+        stack = list(self.enclosing[i])
+        for c, ch in enumerate(self.code[i][:col]):
+            if ch == "{":
+                stack.append((i, c))
+            elif ch == "}" and stack:
+                stack.pop()
+        return stack[::-1]
+
+    def kind(self, brace):
+        """(kind, the statement's text up to the brace) of a `{`."""
+        if brace not in self.kinds:
+            self.kinds[brace] = self._kind(*brace)
+        return self.kinds[brace]
+
+    def _kind(self, i, col):
+        # The statement starts where no parenthesis is open and the line before does not go on.
+        start = i
+        while start > 0:
+            before = next((j for j in range(start - 1, -1, -1) if self.code[j].strip()), None)
+            if before is None:
+                break
+            if len(self.enclosing[start]) > len(self.enclosing[before]):
+                break  # the line before opens the block this statement is in
+            here = self.code[start].strip()
+            continued = ENDS_CONTINUED.search(self.code[before].rstrip(MASK).rstrip())
+            if not (self.depth[start] > 0 or continued or STARTS_CONTINUED.match(here)
+                    or here.startswith((")", "]"))):
+                break
+            start = before
+        text = " ".join(self.code[j].rstrip(MASK).strip() for j in range(start, i))
+        text = (text + " " + self.code[i][:col].strip()).strip()
+        # Only what follows the last brace still open on the way (a block on the same line).
+        open_at = []
+        for k, ch in enumerate(text):
+            if ch == "{":
+                open_at.append(k)
+            elif ch == "}" and open_at:
+                open_at.pop()
+        prefix = text[open_at[-1] + 1 :].strip() if open_at else text
+        parens = sum({"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0) for ch in prefix)
+        bare = re.sub(r"^\}\s*(else\s+(?=if\b))?", "", prefix)
+        if parens > 0:
+            return "closure", prefix
+        if re.search(r"(^|[\s}])else$", bare) or re.match(r"(if|switch|guard)\b", bare):
+            return "branch", prefix
+        if re.search(r"(^|[\s}])(do|defer|repeat)$", bare):
+            return {"do": "do", "defer": "defer", "repeat": "loop"}[bare.split()[-1]], prefix
+        if re.search(r"(^|\} )catch\b[^{}]*$", bare):
+            return "catch", prefix
+        if re.match(r"(for|while)\b", bare):
+            return "loop", prefix
+        if SIGNATURE.match(bare):
+            return "function", prefix
+        if TYPE.match(bare):
+            return "type", prefix
+        if ACCESSOR.match(bare) and "=" not in re.sub(r"[=!<>]=|->", "", bare):
+            return "accessor", prefix
+        return "closure", prefix
+
+    def body(self, i, col):
+        """The innermost function, closure, accessor, defer or type around a point, or None."""
+        for brace in self.chain(i, col):
+            if self.kind(brace)[0] in ("function", "closure", "accessor", "defer", "type"):
+                return brace
+        return None
+
+    def may_throw(self, i, col):
+        """Whether a `throw CancellationError()` compiles at a point, and the code there is
+        asynchronous (where cancellation is seen): the function or closure around it is
+        `async` and throws any error."""
+        brace = self.body(i, col)
+        if brace is None:
+            return False
+        kind, prefix = self.kind(brace)
+        if kind in ("function", "accessor"):
+            effects = self.effects(prefix)
+            return bool(re.search(r"\basync\b", effects) and re.search(r"\bthrows\b", effects))
+        return kind == "closure" and self.closure_has(brace, r"throws") and self.closure_has(
+            brace, r"async")
+
+    @staticmethod
+    def effects(signature):
+        """The effects of a function's signature: what follows the parameters, up to the result's
+        arrow (a parameter's or the result's function type may throw too). A typed `throws`
+        reads as no `throws`: it does not throw any error."""
+        effects = re.sub(r"\bthrows\s*\(\s*any Error\s*\)", "throws", signature)
+        effects = re.sub(r"\bthrows\s*\([^()]*\)", "typed", effects)
+        while re.search(r"\([^()]*\)", effects):
+            effects = re.sub(r"\([^()]*\)", "", effects)
+        return effects.split("->")[0]
+
+    def closure_has(self, brace, effect):
+        """Whether a closure `throws` (or is `async`) already: its signature says so, or a `try`
+        or `throw` (an `await`) of its own is in its body, not in a nested closure, nor in a
+        `do` that catches it."""
+        i, col = brace
+        if re.match(r"[^{}]*\b" + effect + r"\b[^{}]*\bin\b", self.code[i][col + 1 :]):
+            return True
+        own = TRY if effect == "throws" else re.compile(r"(?<![\w$.])await\b")
+        stops = ("function", "closure", "accessor", "defer")
+        stops += ("do",) if effect == "throws" else ()  # a `do` catches, it does not wait
+        end = self.closing.get(brace, (len(self.code) - 1, 0))
+        for j in range(i, end[0] + 1):
+            for m in own.finditer(self.code[j]):
+                if (j, m.start()) <= brace or (j, m.start()) >= end:
+                    continue
+                for outer in self.chain(j, m.start()):
+                    if outer == brace:
+                        return True
+                    if self.kind(outer)[0] in stops:
+                        break
+        return False
+
+    def catches_a_wait(self, brace):
+        """Whether the `do` block of a `catch` awaits (then what it catches may be a
+        cancellation)."""
+        i, col = brace
+        close = self.code[i][:col].rfind("}")
+        opening = [o for o, c in self.closing.items() if c == (i, close)]
+        if close < 0 or not opening:
+            return False
+        (j, start) = opening[0]
+        text = "\n".join([self.code[j][start:]] + self.code[j + 1 : i + 1])
+        if j == i:
+            text = self.code[i][start:close]
+        return re.search(r"(?<![\w$.])await\b", text) is not None
+
+    def in_loop(self, i, col):
+        """Whether `continue` compiles at a point: a loop encloses it within its body."""
+        for brace in self.chain(i, col):
+            kind = self.kind(brace)[0]
+            if kind == "loop":
+                return True
+            if kind not in ("branch", "catch", "do"):
+                return False
+        return False
+
+    def returns(self, i, col):
+        """What the function (not a closure) around a point returns: "optional", "void" (for
+        nothing), or None for anything else."""
+        brace = self.body(i, col)
+        kind, prefix = self.kind(brace) if brace else (None, "")
+        if kind != "function" or not re.match(r"((@\w+(\([^)]*\))? )*(\w+ )*)func\b", prefix):
+            return None
+        if returns_void(prefix):
+            return "void"
+        result = re.split(r"->", prefix)[-1].split(" where ")[0].strip()
+        return "optional" if result.endswith("?") else None
+
+    def in_cancellation_branch(self, i, col):
+        """Whether a point is in a `catch` or in a branch taken on cancellation (`isCancelled`),
+        within its function or closure."""
+        for brace in self.chain(i, col):
+            kind, prefix = self.kind(brace)
+            if kind == "catch" and self.catches_a_wait(brace):
+                return True
+            if kind == "branch" and "isCancelled" in prefix:
+                return True
+            if kind not in ("branch", "loop", "do"):
+                return False
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
 # The operators.
 
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -404,6 +618,47 @@ def token_mutants(code, line):
     return out
 
 
+def cancellation_mutants(scopes, i, masked_line, line):
+    """(operator, column, new line) for each cancellation branch of a code line given the other
+    outcome, where that outcome compiles (a `throw` where the function or closure is `async` and
+    throws, a `continue` in a loop, a `return nil` in a function returning an optional)."""
+    out = []
+    code = masked_line[: len(masked_line.rstrip(MASK).rstrip())]  # no trailing comment
+
+    def put(m, replacement, group=0):
+        start, end = m.span(group)
+        out.append(("cancellation", start, line[:start] + replacement + line[end:]))
+
+    def statement(m):  # the match starts a statement: a line's, a block's or a case's first
+        return re.search(r"(^|[{:;])\s*$", code[: m.start()])
+
+    flag = r"(?<![\w$.?!])(!?)((?:[\w$]+\.)*isCancelled)\b(?!\s*[:(]|\s*=(?!=))"
+    for m in re.finditer(flag, code):
+        if not re.search(r"\b(var|let|func|case) $", code[: m.start()]):
+            put(m, "", 1) if m.group(1) else put(m, "!", 1)
+    end = r"(?=\s*(\}|;|$))"  # the whole statement (not `continue outer`)
+    for m in re.finditer(r"(?<![\w$.])(continue|return nil)" + end, code):
+        if statement(m) and scopes.may_throw(i, m.start()):
+            put(m, "throw CancellationError()")
+    for m in re.finditer(r"(?<![\w$.])throw CancellationError\(\)" + end, code):
+        if not statement(m):
+            continue
+        if scopes.in_loop(i, m.start()):
+            put(m, "continue")
+        result = scopes.returns(i, m.start())
+        if result:
+            put(m, "return nil" if result == "optional" else "return")
+    # A `catch`, or a branch taken on cancellation, that returns or gives up: it goes on instead,
+    # or throws.
+    for m in re.finditer(r"(?<![\w$.])(return|break)\b[^{};]*?(?=\s*(\}|;|$))", code):
+        if statement(m) and scopes.in_cancellation_branch(i, m.start()):
+            if scopes.in_loop(i, m.start()):
+                put(m, "continue")
+            if scopes.may_throw(i, m.start()):
+                put(m, "throw CancellationError()")
+    return out
+
+
 def file_mutants(block, path, text):
     lines = text.split("\n")
     masked = mask_code(text).split("\n")
@@ -412,6 +667,7 @@ def file_mutants(block, path, text):
     code = [m.strip() if active[i] else "" for i, m in enumerate(masked)]
     code = [c if c.replace(MASK, "").strip() else "" for c in code]  # comment-only lines
     indent = [len(l) - len(l.lstrip()) for l in lines]
+    scopes = Scopes([m if code[i] else "" for i, m in enumerate(masked)])
     out = []
 
     def add(i, col, op, old, new):
@@ -473,6 +729,8 @@ def file_mutants(block, path, text):
         base = line[: indent[i]]
         for op, col, new in token_mutants(masked[i], line):
             add(i, col, op, [line], [new])
+        for op, col, new in cancellation_mutants(scopes, i, masked[i], line):
+            add(i, col, op, [line], [new])
 
         kind = whole_statement(i)
         if kind == "assign" and initializes_stored_property(i):
@@ -495,6 +753,36 @@ def file_mutants(block, path, text):
                     and not pointless_swap(code[i], code[j])):
                 swapped = [base + lines[j].strip(), base + lines[i].strip()]
                 add(i, indent[i], "swap", [lines[i], lines[j]], swapped)
+
+    # Before the wait: a one-line statement moved above the statement before it, when that one
+    # awaits (its first line has an `await`; it may span lines, as a call with a closure does).
+    for s in range(len(lines)):
+        c = code[s].rstrip(MASK).rstrip()
+        one_line_branch = (re.match(r"(if|guard) ", c) and c.endswith("}") and balanced(c)
+                           and not ENDS_CONTINUED.search(previous_code(s))
+                           and not STARTS_CONTINUED.match(next_code(s)))
+        if not (whole_statement(s) in ("call", "assign", "let") or one_line_branch):
+            continue
+        a = s - 1  # the first line of the statement before: at the same indentation
+        while a >= 0 and (not code[a] or indent[a] > indent[s] or code[a].startswith("}")):
+            a -= 1
+        if a < 0 or indent[a] != indent[s] or scopes.enclosing[a] != scopes.enclosing[s]:
+            continue
+        first = code[a].rstrip(MASK).rstrip()
+        before = next((j for j in range(a - 1, -1, -1) if code[j]), None)
+        opened = before is None or len(scopes.enclosing[a]) > len(scopes.enclosing[before])
+        starts = opened or not (ENDS_CONTINUED.search(previous_code(a))  # `{ x in` opens
+                                or STARTS_CONTINUED.match(first))
+        allowed = (not KEYWORD_START.match(first)
+                   or re.match(r"(let|var|if|for|while|switch) ", first))
+        if not (re.search(r"(?<![\w$.])await\b", first) and starts and allowed
+                and balanced("".join(code[a:s]))):
+            continue
+        declared = re.match(r"(?:let|var) \(?([\w$, ]+)", first)
+        used = set(re.findall(r"(?<![\w$.])[\w$]+", c))
+        if declared and used & {n.strip() for n in declared.group(1).split(",")}:
+            continue  # the statement reads what the awaiting one declares
+        add(a, indent[a], "before-await", lines[a : s + 1], [lines[s]] + lines[a:s])
 
     # Early return: `return;` put before the first statement of a Void function's body.
     for signature, body in function_bodies(code):
@@ -545,18 +833,84 @@ def sample(root, seed, count, blocks):
     return chosen
 
 
+def git(root, *arguments):
+    return subprocess.run(["git", *arguments], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def changed_lines(root, rev):
+    """The blocks' source lines that changed since commit `rev`: {path: set of line numbers}.
+
+    Compares `rev` with the committed HEAD (`git diff REV HEAD`, uncommitted changes aside) and
+    numbers the lines as HEAD has them: lines added or changed count, a removal leaves nothing
+    to mutate, a moved file counts only the lines that changed in it. Sources/Tour is no block's.
+    """
+    diff = git(root, "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff",
+               "--find-renames", "--unified=0", rev, "HEAD", "--", "Sources")
+    changed, path = {}, None
+    for line in diff.split("\n"):
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None  # None: the file was deleted
+            if path and (not path.endswith(".swift") or path.split("/")[1] not in BLOCKS):
+                path = None
+        elif line.startswith("@@ ") and path:
+            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            start, count = int(m.group(1)), int(m.group(2) or 1)
+            changed.setdefault(path, set()).update(range(start, start + count))
+    return {path: lines for path, lines in changed.items() if lines}
+
+
+def on_change(root, rev, blocks, key=None, count=None):
+    """The candidates on the lines changed since `rev` (`changed_lines`), in the named blocks:
+    each whose replaced lines include a changed one, in the order of block, path, line and
+    column. With a count, that many of them, drawn with `key` from one seeded shuffle (a
+    larger count extends a smaller one), in the same order. The files are read as HEAD has them.
+
+    Returns the mutants, numbered from 1, the changed lines of those blocks, and how many
+    candidates are on them.
+    """
+    changed = {p: l for p, l in changed_lines(root, rev).items() if p.split("/")[1] in blocks}
+    pool = []
+    for path in sorted(changed, key=lambda p: (BLOCKS.index(p.split("/")[1]), p)):
+        block = path.split("/")[1]
+        text = git(root, "show", f"HEAD:{path}")
+        pool += [m for m in file_mutants(block, path, text)
+                 if changed[path] & set(range(m.line, m.line + len(m.old)))]
+    drawn = pool
+    if count is not None:
+        order = list(range(len(pool)))
+        random.Random(f"{key}/since").shuffle(order)
+        drawn = [pool[k] for k in sorted(order[:count])]
+    for index, mutant in enumerate(drawn, 1):
+        mutant.index = index
+    return drawn, changed, len(pool)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--count", type=int, default=150)
     parser.add_argument("--block", action="append", choices=BLOCKS)
     parser.add_argument("--stats", action="store_true", help="candidates per block and operator")
+    parser.add_argument("--since", metavar="REV", help="every candidate on the lines changed "
+                        "since REV (a sample with --count)")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     blocks = args.block or BLOCKS
+    if args.since:
+        count = args.count if "--count" in sys.argv else None
+        mutants, _, _ = on_change(root, args.since, blocks, args.seed, count)
+        if args.stats:
+            mutants = {b: [m for m in mutants if m.block == b] for b in blocks}
+        else:
+            for mutant in mutants:
+                print(f"#{mutant.index} {mutant.block}\n{mutant.diff()}\n")
+            return
     if args.stats:
         for block in blocks:
-            pool = candidates(root, block)
+            pool = mutants[block] if args.since else candidates(root, block)
+            if args.since and not pool:
+                continue
             ops = {}
             for m in pool:
                 ops[m.operator] = ops.get(m.operator, 0) + 1
