@@ -32,6 +32,8 @@
 ///   after the current delivery, like a watcher that updates what it watches.
 public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let derivation: Derivation<Value>
+  /// The watches on the sources, which hold the derivation; cancelled when the derived atom goes.
+  @usableFromInline let sourceWatches: [WatchToken]
 
   /// Creates a value derived from `source` by `compute`; every change is delivered.
   ///
@@ -73,16 +75,15 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     compute: @escaping @Sendable (repeat (each Source).Value) -> Value,
     isSame: (@Sendable (Value, Value) -> Bool)?
   ) {
-    derivation = Derivation(
-      read: { [readers = (repeat Derivation<Value>.reader(of: each source))] in
-        compute(repeat (each readers)())
-      },
-      watch: { onChange in
-        var watches: [WatchToken] = []
-        repeat watches.append(Derivation<Value>.watch(each source, onChange))
-        return watches
-      },
-      isSame: isSame)
+    let readers = (repeat Derivation<Value>.reader(of: each source))
+    let derivation = Derivation(read: { compute(repeat (each readers)()) }, isSame: isSame)
+    var watches: [WatchToken] = []
+    repeat watches.append((each source).watch { derivation.recompute(error: $0.error) })
+    self.derivation = derivation
+    sourceWatches = watches
+    // A source may have changed between the first read and its watch: read once more. Nobody
+    // can be watching yet, so this delivers nothing.
+    derivation.recompute(error: nil)
   }
 
   /// A value derived from one source, compared with `isSame` when it is given.
@@ -91,13 +92,14 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     isSame: (@Sendable (Value, Value) -> Bool)?
   ) {
     let read = Derivation<Value>.reader(of: source)
-    derivation = Derivation(
-      read: { compute(read()) }, watch: { [Derivation<Value>.watch(source, $0)] },
-      isSame: isSame)
+    let derivation = Derivation(read: { compute(read()) }, isSame: isSame)
+    sourceWatches = [source.watch { derivation.recompute(error: $0.error) }]
+    self.derivation = derivation
+    derivation.recompute(error: nil)  // as above
   }
 
   deinit {
-    derivation.cancelWatches()
+    for watch in sourceWatches { watch.cancel() }
   }
 
   /// The current value: a snapshot, safe to read from any thread.

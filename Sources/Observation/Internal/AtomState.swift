@@ -31,8 +31,10 @@ import TinyInternals
   /// The pending optimistic layers, or `nil` when there is none.
   @usableFromInline var layers: Layers<Value, Waiter>?
   var nextLayerID: UInt64 = 0
-  /// For the value of a derived atom: the order of its recomputations (see `Derivation`).
-  @usableFromInline var tickets = Tickets()
+  /// For the value of a derived atom, the order of its recomputations (see `Derivation`): the
+  /// last ticket taken, and the ticket of the recomputation the value comes from.
+  @usableFromInline var ticketTaken: UInt64 = 0
+  @usableFromInline var ticketShown: UInt64 = 0
 
   init(_ value: Value) {
     stored = value
@@ -142,15 +144,6 @@ import TinyInternals
     }
     return (recipients, waiting, layers, stored)
   }
-}
-
-/// The order of a derived atom's recomputations: the last ticket taken, and the ticket of the
-/// recomputation the value comes from (the value made at creation is ticket 0).
-@usableFromInline struct Tickets: Sendable {
-  @usableFromInline var taken: UInt64 = 0
-  @usableFromInline var shown: UInt64 = 0
-
-  init() {}
 }
 
 /// One change, the watches it goes to (those registered when it took effect), and whether it is

@@ -1,8 +1,7 @@
 import TinyInternals
 
-/// The working part of a ``DerivedAtom``: an atom holding the derived value, the computation,
-/// and the watches on the sources. The sources' watches hold it, until its derived atom cancels
-/// them as it goes.
+/// The working part of a ``DerivedAtom``: an atom holding the derived value, and the
+/// computation. The sources' watches hold it, until its derived atom cancels them as it goes.
 ///
 /// No lock is held while the computation or the value's `==` runs (both are user code).
 /// Instead, each recomputation takes a ticket, in order, before it reads the sources (the
@@ -18,25 +17,13 @@ import TinyInternals
   // exists, so no recomputation can read it at the same time.
   @usableFromInline nonisolated(unsafe) var read: (@Sendable () -> Value)?
   @usableFromInline let isSame: (@Sendable (Value, Value) -> Bool)?
-  @usableFromInline let sourceWatches = Locked<[WatchToken]>([])
 
-  /// A derivation that computes its value with `read` and recomputes it whenever one of the
-  /// watches `watch` starts reports a change.
+  /// A derivation whose value `read` computes, compared with `isSame` when it is given.
   @inlinable  // with the recomputation: the derived goal needs code specialized for the sources
-  init(
-    read: @escaping @Sendable () -> Value,
-    watch: (@escaping @Sendable ((any Error)?) -> Void) -> [WatchToken],
-    isSame: (@Sendable (Value, Value) -> Bool)?
-  ) {
+  init(read: @escaping @Sendable () -> Value, isSame: (@Sendable (Value, Value) -> Bool)?) {
     self.read = read
     self.isSame = isSame
     storage = Atom(read())
-    // The sources' watches hold the derivation; its derived atom cancels them when it goes.
-    let watches = watch { error in self.recompute(error: error) }
-    sourceWatches.withLock { $0 = watches }
-    // A source may have changed between the first read and its watch: read once more. Nobody
-    // can be watching yet, so this delivers nothing.
-    recompute(error: nil)
   }
 
   /// Reads `source`'s value for a recomputation. An atom's, or a derived atom's, is read without
@@ -55,21 +42,17 @@ import TinyInternals
     return { source.value }
   }
 
-  /// Watches `source`, calling `recompute` with the error of each of its changes.
-  @inlinable static func watch<Source: Watchable>(
-    _ source: Source, _ recompute: @escaping @Sendable ((any Error)?) -> Void
-  ) -> WatchToken {
-    source.watch { change in recompute(change.error) }
-  }
+  /// A recomputation shown: its ticket, and its value when `==` is to compare with it.
+  @usableFromInline typealias Shown = (ticket: UInt64, value: Value?)
 
   /// Recomputes the value from the sources' current values, and delivers the change, if any,
   /// marked with `error`.
   @inlinable func recompute(error: (any Error)?) {
     guard let read else { return }
     // Before the sources are read: a ticket, and the recomputation shown now.
-    var (ticket, seen) = storage.state.withLock { state in
-      state.tickets.taken += 1
-      return (state.tickets.taken, shown(&state))
+    var (ticket, seen) = storage.state.withLock { state -> (UInt64, Shown) in
+      state.ticketTaken += 1
+      return (state.ticketTaken, (state.ticketShown, isSame == nil ? nil : state.value))
     }
     let new = read()
     // Shown unless a later recomputation was shown already: then this result is stale.
@@ -80,10 +63,11 @@ import TinyInternals
       var replaced: Value?
       let changed = storage.state.withLock { state -> Shown? in
         // Another result was shown since `seen`: look again.
-        guard state.tickets.shown == seen.ticket else { return shown(&state) }
-        state.tickets.shown = ticket
-        guard !unchanged else { return nil }
-        _ = state.update(error: error, { $0 = new }, &batch, &replaced)
+        guard state.ticketShown == seen.ticket else {
+          return (state.ticketShown, isSame == nil ? nil : state.value)
+        }
+        state.ticketShown = ticket
+        if !unchanged { _ = state.update(error: error, { $0 = new }, &batch, &replaced) }
         return nil
       }
       // What the change replaced, and the compared value, are released here, after unlocking.
@@ -93,31 +77,6 @@ import TinyInternals
       }
       seen = changed
     }
-  }
-
-  /// The recomputation shown, and its value when `==` is to compare with it.
-  @inlinable func shown(_ state: inout AtomState<Value>) -> Shown {
-    Shown(ticket: state.tickets.shown, value: isSame == nil ? nil : state.value)
-  }
-
-  /// A recomputation shown: its ticket, and its value when `==` is to compare with it.
-  @usableFromInline struct Shown {
-    @usableFromInline let ticket: UInt64
-    @usableFromInline let value: Value?
-
-    @inlinable init(ticket: UInt64, value: Value?) {
-      self.ticket = ticket
-      self.value = value
-    }
-  }
-
-  /// Stops recomputing: cancels the sources' watches, which hold the derivation.
-  func cancelWatches() {
-    let watches = sourceWatches.withLock { watches in
-      defer { watches = [] }
-      return watches
-    }
-    for watch in watches { watch.cancel() }
   }
 
   deinit {
