@@ -1,22 +1,24 @@
-// Instruction counts and times of TinyObservation's update and set, beside the same work written
-// by hand, for Docs/Performance.md. Each operation is a call into a function that is not
-// inlined, as a benchmark body calls it.
+// Instruction counts and times of TinyObservation's update, set and derived set, beside the same
+// work written by hand: the floors, and the stand-ins (StandIns.swift) that do the least the
+// documented guarantees need. Each operation is a call into a function that is not inlined, as a
+// benchmark body calls it.
 //
 //   swift build -c release --product ObservationInstructions
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //     .build/release/ObservationInstructions <mode> 100000
 //     (instructions per operation: the total less that of mode `none`, divided by 100,000)
-//   .build/release/ObservationInstructions <mode,mode,...> 3000000 time
-//     (the best of five runs, per operation)
+//   .build/release/ObservationInstructions pair <floor:mode> ...
+//     (each mode's time over its floor's, the two run in alternating chunks in one process)
 //
-// Modes: none, mutex (a `Mutex` increment), holder (the same lock plus the holder's thread, as
-// TinyBlocks' lock keeps it), minimal (the least an atom's update must do, in StandIns.swift),
-// update (`Atom.update`), set1 and set10 (`Atom.set` to 1 or 10 watchers), minimalset1 and
-// minimalset10 (the least such a set must do), floor1 and floor10 (a lock and an array of
-// closures, the benchmarks' floor); mutex2, holder2, minimal2 and update2 are mutex, holder,
-// minimal and update made by two threads at once, half the count each (times only).
+// Modes: none; mutex (a `Mutex` increment), minimal (the least an update must do), update
+// (`Atom.update`); mutexread, read (`Atom.value`); floor1, floor10 (a lock and an array of
+// closures), minimalset1, minimalset10, set1, set10 (`Atom.set` to 1 or 10 watchers); floor2
+// (two such stages), minimalderived, derived (a set through a `DerivedAtom` to one watcher);
+// mutex2, minimal2, update2: mutex, minimal and update made by two threads at once, half the
+// count each (times only).
 
 import Dispatch
+import Foundation
 import ObservationFloor
 import Synchronization
 import TinyObservation
@@ -37,7 +39,6 @@ final class Total: @unchecked Sendable {  // safe: one thread
     return $0
   }
 }
-@inline(never) func increment(_ lock: HolderLock) -> Int { lock.increment() }
 @inline(never) func increment(_ atom: MinimalAtom) -> Int { atom.update { $0 += 1 } }
 @inline(never) func set(_ atom: MinimalWatchedAtom, _ value: Int) { atom.set(value) }
 @inline(never) func increment(_ atom: Atom<Int>) -> Int { atom.update { $0 += 1 } }
@@ -59,9 +60,6 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
   case "mutex":
     let mutex = Mutex(0)
     for _ in 0..<count { use(increment(mutex)) }
-  case "holder":
-    let lock = HolderLock()
-    for _ in 0..<count { use(increment(lock)) }
   case "minimal":
     let atom = MinimalAtom()
     for _ in 0..<count { use(increment(atom)) }
@@ -97,12 +95,22 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
     let token = doubled.watch { total.value &+= $0.new &- $0.old }
     withExtendedLifetime(token) { for value in 0..<count { set(atom, value) } }
     precondition(total.value > 0, "a watcher did not run")
+  case "floor2":
+    let total = Total()
+    let stage = LockAndClosures()
+    stage.add { old, new in total.value &+= new &- old }
+    let source = LockAndClosures()
+    source.add { _, new in stage.set(new &* 2) }
+    for value in 0..<count { set(source, value) }
+    precondition(total.value > 0, "a handler did not run")
+  case "minimalderived":
+    let total = Total()
+    let derived = MinimalDerived { total.value &+= $0.new &- $0.old }
+    for value in 0..<count { set(derived.source, value) }
+    precondition(total.value > 0, "a handler did not run")
   case "mutex2":
     let mutex = Mutex(0)
     onTwoThreads(count) { use(increment(mutex)) }
-  case "holder2":
-    let lock = HolderLock()
-    onTwoThreads(count) { use(increment(lock)) }
   case "minimal2":
     let atom = MinimalAtom()
     onTwoThreads(count) { use(increment(atom)) }
@@ -121,7 +129,28 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
   }
 }
 
+/// Each mode's time over its floor's (`floor:mode`), the two run in alternating chunks of
+/// 50,000 operations, 40 of each, so that both see the same machine.
+func pair(_ floor: String, _ mode: String) -> Double {
+  let clock = ContinuousClock()
+  var floorTime = Duration.zero
+  var modeTime = Duration.zero
+  for round in 0..<40 {
+    if round % 2 == 0 { floorTime += clock.measure { run(floor, 50_000) } }
+    modeTime += clock.measure { run(mode, 50_000) }
+    if round % 2 == 1 { floorTime += clock.measure { run(floor, 50_000) } }
+  }
+  return modeTime / floorTime
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "pair" {
+  for pairing in arguments.dropFirst() {
+    let names = pairing.split(separator: ":").map(String.init)
+    print(pairing, (pair(names[0], names[1]) * 100).rounded() / 100)
+  }
+  exit(0)
+}
 guard let modes = arguments.first else {
   fatalError("usage: ObservationInstructions <mode[,mode...]> [count] [time]")
 }
