@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// A launcher that ticks on any clock: the world's clock in app code, a manual clock that the
 /// test moves in tests.
 ///
@@ -44,10 +46,9 @@ public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
         while true {
           deadline = deadline.advanced(by: interval)
           do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-          let late = deadline.duration(to: clock.now)
-          if late >= interval {  // coalesces the deadlines that passed meanwhile into this tick
-            deadline = deadline.advanced(by: interval * Int(Swift.min(late / interval, 1e18)))
-          }
+          // The deadlines that passed meanwhile, counted in whole intervals, merge into this tick.
+          let missed = deadline.duration(to: clock.now).wholeMultiples(of: interval)
+          if missed > 0 { deadline = deadline.advanced(by: interval * missed) }
           guard tick() else { return }
         }
       }

@@ -65,6 +65,41 @@ import TinyWaiting
     launcher.stop()
   }
 
+  @Test(
+    arguments: [
+      (Duration.seconds(1), 1),  // exactly one interval late
+      (Duration.seconds(60), 159),  // 158.99… intervals in floating point
+      (Duration.seconds(1.1), 5),
+      (Duration.milliseconds(16.7), 17),
+      (Duration.microseconds(16_700), 8_839),
+      (Duration.seconds(1) / 3, 3),
+    ] as [(Duration, Int)])
+  func aJumpOfWholeIntervalsTicksOnceAndKeepsTheGrid(interval: Duration, missed: Int) async {
+    // The first tick, at one interval, moves the clock `missed` intervals past the second
+    // deadline: the second deadline and the `missed` after it merge into one tick, at once, and
+    // the grid sleeps until the deadline after that.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let jumpedTo = StepClock.Instant(offset: interval * (missed + 2))
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter(count: 2)
+    launcher.every(interval) {
+      ticks.record(clock.now.offset)
+      if ticks.count == 1 { clock.advance(to: jumpedTo) }
+      ticked.finish()
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: interval))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    await clock.waitForSleepers()  // asleep again: every tick of the jump has run
+    #expect(ticks.all == [interval, jumpedTo.offset])
+    clock.advance(to: jumpedTo.advanced(by: interval))
+    await clock.waitForSleepers()  // the tick has run, and the grid sleeps again
+    #expect(ticks.all == [interval, jumpedTo.offset, jumpedTo.offset + interval])
+    launcher.stop()
+  }
+
   @Test func releasingAnActiveLauncherStopsIt() async {
     let clock = StepClock()
     weak var weakLauncher: ClockPeriodicTaskLauncher?
