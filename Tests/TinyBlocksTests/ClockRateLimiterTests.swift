@@ -115,6 +115,29 @@ enum Scope {
     #expect(ran.all == [])
   }
 
+  @Test func aDroppedActionIsReleasedInTheCallThatDroppedIt() {
+    // What a kept action captured is gone when the `execute` that replaced it, or the
+    // `cancel()` that dropped it, returns: no task made for the action still holds it.
+    let limiter = RateLimiter(interval: .seconds(1), clock: ManualClock())
+    limiter.execute {}  // runs at once; the next ones are kept
+    weak var replaced: Canary?
+    weak var cancelled: Canary?
+    do {
+      let canary = Canary()
+      replaced = canary
+      limiter.execute { withExtendedLifetime(canary) {} }
+    }
+    do {
+      let canary = Canary()
+      cancelled = canary
+      limiter.execute { @Sendable () async in withExtendedLifetime(canary) {} }
+    }
+    #expect(replaced == nil)
+    #expect(cancelled != nil)  // kept
+    limiter.cancel()
+    #expect(cancelled == nil)
+  }
+
   @Test func releasingAnActiveLimiterStopsItsLauncherAndDropsTheKeptAction() async {
     let clock = ManualClock()
     weak var weakLimiter: RateLimiter?
