@@ -36,10 +36,18 @@ public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// let ticking = ClockPeriodicTaskLauncher(clock: Current.clock)   // the world's clock
   /// ```
   ///
-  /// - Parameter clock: The clock whose instants the grid is made of.
-  public init(clock: some Clock<Duration>) {
-    // Each grid is a task that sleeps to each deadline in turn and ticks there.
-    core = LauncherCore(name: "ClockPeriodicTaskLauncher") { interval, tick in
+  /// - Parameter clock: The clock whose instants the grid is made of: a concrete clock, or an
+  ///   `any Clock<Duration>` such as `Current.clock` or one a type stores.
+  public init(clock: any Clock<Duration>) {
+    // An `any Clock<Duration>` parameter, not a generic one: a stored `clock` passed by its bare
+    // name in a file that imports Foundation also names Glibc's `clock()`, and the generic form
+    // then fails to open the existential. Passing it on opens it.
+    core = LauncherCore(name: "ClockPeriodicTaskLauncher", startGrid: Self.grids(on: clock))
+  }
+
+  /// Starts each grid as a task that sleeps to each deadline in turn and ticks there.
+  private static func grids(on clock: some Clock<Duration>) -> LauncherCore.StartGrid {
+    { interval, tick in
       let start = clock.now
       let ticking = startTask {
         var deadline = start

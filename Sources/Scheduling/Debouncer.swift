@@ -52,8 +52,9 @@ public final class Debouncer: Sendable {
   ///
   /// - Parameters:
   ///   - interval: The quiet time before an action runs; must be positive.
-  ///   - clock: The clock to tick on; a concrete clock or an `any Clock<Duration>`.
-  public init(interval: Duration, clock: some Clock<Duration>) {
+  ///   - clock: The clock to tick on: a concrete clock, or an `any Clock<Duration>` such as
+  ///     `Current.clock` or one a type stores.
+  public init(interval: Duration, clock: any Clock<Duration>) {
     self.interval = interval
     core = LimiterCore(
       interval: interval, launcher: ClockPeriodicTaskLauncher(clock: clock),

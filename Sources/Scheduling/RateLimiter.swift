@@ -58,8 +58,9 @@ public final class RateLimiter: Sendable {
   ///
   /// - Parameters:
   ///   - interval: The minimum time between two runs; must be positive.
-  ///   - clock: The clock to tick on; a concrete clock or an `any Clock<Duration>`.
-  public init(interval: Duration, clock: some Clock<Duration>) {
+  ///   - clock: The clock to tick on: a concrete clock, or an `any Clock<Duration>` such as
+  ///     `Current.clock` or one a type stores.
+  public init(interval: Duration, clock: any Clock<Duration>) {
     self.interval = interval
     core = LimiterCore(
       interval: interval, launcher: ClockPeriodicTaskLauncher(clock: clock),

@@ -94,8 +94,8 @@ extension Promise {
   /// - Returns: The value.
   /// - Throws: ``TimeoutError`` when the timeout passes first; the error the promise was
   ///   rejected with; `CancellationError` when the awaiting task is cancelled first.
-  public func value<TimeoutClock: Clock<Duration>>(
-    timeout: Duration, clock: TimeoutClock = ContinuousClock()
+  public func value(
+    timeout: Duration, clock: any Clock<Duration> = ContinuousClock()
   ) async throws -> Value {
     if let resolution { return try resolution.get(Value.self) }
     return try await withTimeout(timeout, clock: clock) { try await self.value }
