@@ -1,3 +1,5 @@
+import TinyInternals
+
 extension Promise {
   /// Creates a promise resolved by an asynchronous operation, which starts at once in a new
   /// task.
@@ -112,10 +114,4 @@ extension Promise {
   private func cancelWaiting(_ id: UInt64) {
     state.withLock { $0.unregister(id) }?(.rejected(CancellationError()))
   }
-}
-
-/// The current task's hash, which tells it from every other task alive now (it hashes the
-/// task's address); `nil` outside a task.
-func currentTaskNumber() -> Int? {
-  withUnsafeCurrentTask { $0?.hashValue }
 }
