@@ -82,7 +82,10 @@ private struct Service: Sendable {
     launcher.every(.seconds(1)) { ticks.record(clock.now.offset) }
     launcher.start()
     #expect(await clock.waitForSleepers())
-    await clock.advance(by: .seconds(2))
+    await clock.advance(by: .seconds(1))
+    launcher.every(.seconds(1)) { @Sendable () async in ticks.record(clock.now.offset) }
+    #expect(await clock.waitForSleepers())
+    await clock.advance(by: .seconds(1))  // the same grid, the asynchronous task
     #expect(ticks.all == [.seconds(1), .seconds(2)])
     launcher.stop()
   }
