@@ -16,7 +16,7 @@ import TinyInternals
 /// ```
 ///
 /// - The ticks run in a task that the call that starts the grid makes (``start()``, or
-///   ``every(_:launch:)`` when it sets a new interval while active), so the task reads that
+///   `every(_:launch:)` when it sets a new interval while active), so the task reads that
 ///   code's task-local values, such as the world of a `withWorld` scope.
 /// - The task may be asynchronous (`every(interval) { await refresh() }`). Ticks never overlap,
 ///   asynchronous ones included, not even across a ``stop()`` and a ``start()`` or a new
@@ -125,8 +125,8 @@ public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   /// Starts ticking, the first tick one interval from the clock's now; changes nothing while
   /// active.
   ///
-  /// Before ``every(_:launch:)`` the launcher becomes active and starts ticking once it gets
-  /// an interval.
+  /// Before a call of `every(_:launch:)` the launcher becomes active and starts ticking once it
+  /// gets an interval.
   ///
   /// ```swift
   /// launcher.start()
