@@ -110,7 +110,7 @@ public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   ///   - interval: The time between two ticks; must be positive.
   ///   - task: What each tick runs and awaits.
   public func every(_ interval: Duration, launch task: @escaping @Sendable () async -> Void) {
-    core.every(interval, launch: .async(AsyncWork(run: task)))
+    core.every(interval, launch: .async(task))
   }
 
   /// Whether the launcher is between a ``start()`` and a ``stop()``.

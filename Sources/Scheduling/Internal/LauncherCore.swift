@@ -163,7 +163,7 @@ final class LauncherCore: Sendable {
     let task = currentTask(of: generation)
     switch task {
     case .sync(let work): work.run()
-    case .async(let work): await startTask(work.run).value
+    case .async(let work): await startTask(work).value
     case nil: break
     }
     let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -188,5 +188,5 @@ final class LauncherCore: Sendable {
 /// What a launcher runs at each tick: a synchronous task, or, on a clock, an asynchronous one.
 enum LaunchedTask: Sendable {
   case sync(Work)
-  case async(AsyncWork)
+  case async(@Sendable () async -> Void)
 }

@@ -5,8 +5,3 @@
 struct Work: Sendable {
   let run: @Sendable () -> Void
 }
-
-/// An asynchronous closure wrapped in a struct, as ``Work`` wraps a synchronous one.
-struct AsyncWork: Sendable {
-  let run: @Sendable () async -> Void
-}
