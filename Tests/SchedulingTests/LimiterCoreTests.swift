@@ -1,4 +1,5 @@
 import Testing
+import TinyInternals
 import TinyTestSupport
 import TinyWaiting
 
@@ -137,6 +138,92 @@ import TinyWaiting
       String(decoding: result.standardErrorContent, as: UTF8.self).contains(
         "\(limiter).waitUntilIdle(): called from the action that is running, which would wait "
           + "for its own end"))
+  }
+
+  // On a clock, where each action has a task of its own.
+
+  @Test(arguments: ["synchronous", "asynchronous"])
+  func anActionThatWaitedForTheRunningOneRunsInItsOwnTaskWithItsCallersValues(
+    kind: String
+  ) async {
+    // "b" is passed while "a" runs on a quiescent limiter, so it must run now: it waits for "a"
+    // and then runs in the task that its own `execute` made, not in the task of "a".
+    let limiter = RateLimiter(interval: .seconds(1), clock: StepClock())
+    let seen = Recorder<String>()
+    let tasks = Recorder<Int?>()
+    let running = Gate()
+    let release = Gate()
+    Scope.$name.withValue("a") {
+      limiter.execute {
+        tasks.record(currentTaskNumber())
+        running.open()
+        await release.opened()
+      }
+    }
+    await running.opened()
+    limiter.cancel()  // quiescent while "a" runs
+    Scope.$name.withValue("b") {
+      let b: @Sendable () -> Void = {
+        seen.record(Scope.name)
+        tasks.record(currentTaskNumber())
+      }
+      if kind == "synchronous" {
+        limiter.execute(b)
+      } else {
+        limiter.execute { @Sendable () async in b() }
+      }
+    }
+    #expect(seen.all == [])  // waits for "a"
+    release.open()
+    await limiter.waitUntilIdle()
+    #expect(seen.all == ["b"])
+    let (a, b) = (tasks.all[0], tasks.all[1])
+    #expect(a != nil && b != nil && a != b)
+  }
+
+  @Test func aClockLimitersDroppedActionIsReleasedInTheCallThatDroppedIt() {
+    // What a kept action captured is gone when the `execute` that replaced it, or the
+    // `cancel()` that dropped it, returns: no task made for the action still holds it.
+    let limiter = RateLimiter(interval: .seconds(1), clock: StepClock())
+    limiter.execute {}  // runs at once; the next ones are kept
+    weak var replaced: Canary?
+    weak var cancelled: Canary?
+    do {
+      let canary = Canary()
+      replaced = canary
+      limiter.execute { withExtendedLifetime(canary) {} }
+    }
+    do {
+      let canary = Canary()
+      cancelled = canary
+      limiter.execute { @Sendable () async in withExtendedLifetime(canary) {} }
+    }
+    #expect(replaced == nil)
+    #expect(cancelled != nil)  // kept
+    limiter.cancel()
+    #expect(cancelled == nil)
+  }
+
+  @Test func aClockDebouncersDroppedActionIsReleasedInTheCallThatDroppedIt() {
+    // What a waiting action captured is gone when the `execute` that replaced it, or the
+    // `cancel()` that dropped it, returns: no task made for the action still holds it.
+    let debouncer = Debouncer(interval: .seconds(1), clock: StepClock())
+    weak var replaced: Canary?
+    weak var cancelled: Canary?
+    do {
+      let canary = Canary()
+      replaced = canary
+      debouncer.execute { @Sendable () async in withExtendedLifetime(canary) {} }
+    }
+    do {
+      let canary = Canary()
+      cancelled = canary
+      debouncer.execute { withExtendedLifetime(canary) {} }
+    }
+    #expect(replaced == nil)
+    #expect(cancelled != nil)  // waiting
+    debouncer.cancel()
+    #expect(cancelled == nil)
   }
 
   @Test func setsTheLaunchersTaskAndStopsItWhenReleased() {

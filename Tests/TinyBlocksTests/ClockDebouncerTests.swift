@@ -83,28 +83,6 @@ import TinyWaiting
     #expect(log.all == ["a", "a returns", "idle"])
   }
 
-  @Test func aDroppedActionIsReleasedInTheCallThatDroppedIt() {
-    // What a waiting action captured is gone when the `execute` that replaced it, or the
-    // `cancel()` that dropped it, returns: no task made for the action still holds it.
-    let debouncer = Debouncer(interval: .seconds(1), clock: ManualClock())
-    weak var replaced: Canary?
-    weak var cancelled: Canary?
-    do {
-      let canary = Canary()
-      replaced = canary
-      debouncer.execute { @Sendable () async in withExtendedLifetime(canary) {} }
-    }
-    do {
-      let canary = Canary()
-      cancelled = canary
-      debouncer.execute { withExtendedLifetime(canary) {} }
-    }
-    #expect(replaced == nil)
-    #expect(cancelled != nil)  // waiting
-    debouncer.cancel()
-    #expect(cancelled == nil)
-  }
-
   @Test func releasingAnActiveDebouncerStopsItsLauncherAndDropsTheWaitingAction() async {
     let clock = ManualClock()
     weak var weakDebouncer: Debouncer?
