@@ -39,9 +39,14 @@ import TinyInternals
 ///   between adding children and awaiting `next()`: it takes what it is owed when it gets there;
 /// - a woken task that advances another clock: it goes on after that advance, unfollowed.
 ///
-/// `advance` needs the main queue free (while it is blocked, `advance` waits), and runs the
-/// work it settles one job at a time: that work must not block its thread until another part of
-/// it has run (that wait would never end).
+/// `advance` follows work to the main actor with rounds through the main queue. While the main
+/// queue does not run (its thread is blocked, say, on a semaphore), `advance` stops waiting for
+/// it after about a second, writes one line to standard error naming the woken work it could not
+/// follow there, and returns; until the main queue runs again, later advances do not wait for
+/// it. (No public hook tells when work goes to the main actor, so a blocked main queue costs
+/// that second even to work that stays off it.) `advance` runs the work it settles one job at a
+/// time: that work must not block its thread until another part of it has run (that wait would
+/// never end).
 ///
 /// **The runtime hook.** While it settles, and only then, `advance` installs the runtime's hook
 /// for the global executor (the one swift-concurrency-extras' `withMainSerialExecutor` uses),
@@ -283,6 +288,7 @@ public final class ManualClock: Clock, Sendable {
   /// Wakes the sleepers due at `limit` (any, for `nil`), at most `maxSteps` of them, one at a
   /// time, and returns once the last has settled.
   private func settleDue(upTo limit: Instant?, maxSteps: Int) async {
+    settler.beginAdvance()
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       settleNext(upTo: limit, stepsLeft: maxSteps, done: done)
     }
@@ -296,8 +302,10 @@ public final class ManualClock: Clock, Sendable {
     guard stepsLeft > 0, let next = popNext(upTo: limit) else {
       return Settler.unfollowed { done.resume() }
     }
-    settler.settle(waking: { [settler] in next.continuation.resume(returning: .settling(settler)) })
-    {
+    settler.settle(
+      waking: { [settler] in next.continuation.resume(returning: .settling(settler)) },
+      wokenAt: next.deadline.offset
+    ) {
       self.settleNext(upTo: limit, stepsLeft: stepsLeft - 1, done: done)
     }
   }

@@ -18,7 +18,8 @@
 ///   With a launcher (``init(interval:launcher:)``), actions run where its ticks run.
 /// - Actions never overlap, asynchronous ones included: a tick that comes while an action runs
 ///   is skipped, and the waiting action runs at the next tick.
-/// - ``cancel()`` drops the waiting action; ``flush()`` runs it now.
+/// - ``cancel()`` drops the waiting action; ``flush()`` runs it now; ``waitUntilIdle()``
+///   returns once no action runs and none is due now.
 /// - It is safe from any thread and from inside an action. Releasing the debouncer drops the
 ///   waiting action and stops the launcher. The launcher refers to the debouncer weakly, so
 ///   there is no retain cycle.
@@ -52,8 +53,9 @@ public final class Debouncer: Sendable {
   ///
   /// - Parameters:
   ///   - interval: The quiet time before an action runs; must be positive.
-  ///   - clock: The clock to tick on; a concrete clock or an `any Clock<Duration>`.
-  public init(interval: Duration, clock: some Clock<Duration>) {
+  ///   - clock: The clock to tick on: a concrete clock, or an `any Clock<Duration>` such as
+  ///     `Current.clock` or one a type stores.
+  public init(interval: Duration, clock: any Clock<Duration>) {
     self.interval = interval
     core = LimiterCore(
       interval: interval, launcher: ClockPeriodicTaskLauncher(clock: clock),
@@ -148,5 +150,23 @@ public final class Debouncer: Sendable {
   @discardableResult
   public func flush() -> Bool {
     core.flush()
+  }
+
+  /// Returns once no action of the debouncer is running and none is due to run now.
+  ///
+  /// An asynchronous action that ``flush()`` or a tick starts runs in its own task: a test
+  /// awaits this before it checks what the action did, when nothing else tells it that the
+  /// action has returned. An action waiting for a quiet interval does not count; one waiting to
+  /// run right after the running one does. It returns at once when the debouncer is idle, and
+  /// when the calling task is cancelled. Called from inside the running action, it would wait
+  /// for its own end: that stops the program with a message naming it.
+  ///
+  /// ```swift
+  /// debouncer.execute { await save(draft) }
+  /// debouncer.flush()                     // save(draft) starts now, in its own task
+  /// await debouncer.waitUntilIdle()       // save(draft) has returned
+  /// ```
+  public func waitUntilIdle() async {
+    await core.waitUntilIdle(api: "Debouncer.waitUntilIdle()")
   }
 }

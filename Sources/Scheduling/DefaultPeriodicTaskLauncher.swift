@@ -56,7 +56,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
     core = LauncherCore(name: "DefaultPeriodicTaskLauncher") { interval, tick in
       let nanoseconds = interval.positiveNanoseconds
       let timer = Timer(source: DispatchSource.makeTimerSource(queue: queue))
-      timer.source.setEventHandler { _ = tick() }
+      timer.source.setEventHandler { _ = tick.run() }
       timer.source.schedule(
         deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
         leeway: .nanoseconds(0))
@@ -81,7 +81,7 @@ public final class DefaultPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
   ///   - interval: The time between two ticks; must be positive.
   ///   - task: What each tick runs, on the launcher's queue.
   public func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
-    core.every(interval, launch: task)
+    core.every(interval, launch: .sync(Work(run: task)))
   }
 
   /// Whether the launcher is between a ``start()`` and a ``stop()``.

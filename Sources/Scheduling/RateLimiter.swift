@@ -22,7 +22,8 @@
 ///   the kept action waits for the next tick, so a slow action slows the rate rather than
 ///   doubling up.
 /// - ``cancel()`` drops the kept action and makes the limiter quiescent; ``flush()`` runs the
-///   kept action now.
+///   kept action now; ``waitUntilIdle()`` returns once no action runs and none is due now (a
+///   test awaits it where an action starts at once).
 /// - It is safe from any thread; actions may call the limiter (an `execute` from inside an
 ///   action is kept for the next tick). Releasing the limiter drops the kept action and stops
 ///   the launcher. The launcher refers to the limiter weakly, so there is no retain cycle.
@@ -58,8 +59,9 @@ public final class RateLimiter: Sendable {
   ///
   /// - Parameters:
   ///   - interval: The minimum time between two runs; must be positive.
-  ///   - clock: The clock to tick on; a concrete clock or an `any Clock<Duration>`.
-  public init(interval: Duration, clock: some Clock<Duration>) {
+  ///   - clock: The clock to tick on: a concrete clock, or an `any Clock<Duration>` such as
+  ///     `Current.clock` or one a type stores.
+  public init(interval: Duration, clock: any Clock<Duration>) {
     self.interval = interval
     core = LimiterCore(
       interval: interval, launcher: ClockPeriodicTaskLauncher(clock: clock),
@@ -163,5 +165,22 @@ public final class RateLimiter: Sendable {
   @discardableResult
   public func flush() -> Bool {
     core.flush()
+  }
+
+  /// Returns once no action of the limiter is running and none is due to run now.
+  ///
+  /// An action that `execute` or ``flush()`` starts at once may run on in its own task, which a
+  /// manual clock's `advance` does not wake and so cannot follow: a test awaits this before it
+  /// moves the clock to the next tick. Actions kept for a later tick do not count; an action
+  /// waiting to run right after the running one does. It returns at once when the limiter is
+  /// idle, and when the calling task is cancelled. Called from inside the running action, it
+  /// would wait for its own end: that stops the program with a message naming it.
+  ///
+  /// ```swift
+  /// limiter.execute { await refresh() }   // starts now, in its own task
+  /// await limiter.waitUntilIdle()         // refresh() has returned
+  /// ```
+  public func waitUntilIdle() async {
+    await core.waitUntilIdle(api: "RateLimiter.waitUntilIdle()")
   }
 }

@@ -1,3 +1,5 @@
+import TinyInternals
+
 extension Promise {
   /// Creates a promise resolved by an asynchronous operation, which starts at once in a new
   /// task.
@@ -93,11 +95,17 @@ extension Promise {
   ///     ``withTimeout(_:clock:operation:)``; the continuous clock by default.
   /// - Returns: The value.
   /// - Throws: ``TimeoutError`` when the timeout passes first; the error the promise was
-  ///   rejected with; `CancellationError` when the awaiting task is cancelled first.
-  public func value<TimeoutClock: Clock<Duration>>(
-    timeout: Duration, clock: TimeoutClock = ContinuousClock()
+  ///   rejected with; `CancellationError` when the awaiting task is cancelled first;
+  ///   ``PromiseCycleError`` at once, as ``value`` does, when the awaiting task runs the
+  ///   operation of ``init(operation:)`` that resolves this very promise.
+  public func value(
+    timeout: Duration, clock: any Clock<Duration> = ContinuousClock()
   ) async throws -> Value {
+    let (resolution, resolvingTask) = state.withLock { ($0.resolution, $0.resolvingTask) }
     if let resolution { return try resolution.get(Value.self) }
+    // Checked here, in the caller's task: `value` below runs in a child task of the timeout,
+    // where awaiting the promise from its own operation would wait out the timeout instead.
+    if let resolvingTask, currentTaskNumber() == resolvingTask { throw PromiseCycleError() }
     return try await withTimeout(timeout, clock: clock) { try await self.value }
   }
 
@@ -106,10 +114,4 @@ extension Promise {
   private func cancelWaiting(_ id: UInt64) {
     state.withLock { $0.unregister(id) }?(.rejected(CancellationError()))
   }
-}
-
-/// The current task's hash, which tells it from every other task alive now (it hashes the
-/// task's address); `nil` outside a task.
-func currentTaskNumber() -> Int? {
-  withUnsafeCurrentTask { $0?.hashValue }
 }

@@ -5,8 +5,9 @@
 ///
 /// - a ``Promise/then(_:)`` step that returns the very promise `then` returned, which would
 ///   resolve as it resolves;
-/// - an operation given to ``Promise/init(operation:)`` that awaits ``Promise/value`` of the
-///   promise it is resolving, which would wait for its own end.
+/// - an operation given to ``Promise/init(operation:)`` that awaits ``Promise/value`` (or
+///   ``Promise/value(timeout:clock:)``) of the promise it is resolving, which would wait for its
+///   own end.
 ///
 /// Longer cycles (a step that returns a promise that itself waits for the promise `then`
 /// returned) are not detected: like any promise that is never resolved, they stay pending.

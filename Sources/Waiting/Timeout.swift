@@ -22,14 +22,26 @@
 /// - Parameters:
 ///   - timeout: How long the operation may take.
 ///   - clock: The clock that measures the timeout: any clock whose durations are `Duration`,
-///     such as `ContinuousClock`, a manual clock in tests, or an `any Clock<Duration>` held in
-///     a variable. The continuous clock by default.
+///     such as `ContinuousClock`, a manual clock in tests, or an `any Clock<Duration>` such as
+///     `Current.clock` or one a type stores (`let clock: any Clock<Duration>`, passed by its
+///     bare name). The continuous clock by default.
 ///   - operation: The work to run.
 /// - Returns: What the operation returns.
 /// - Throws: ``TimeoutError`` when the timeout passes first; else the operation's error.
-public func withTimeout<Value: Sendable, TimeoutClock: Clock<Duration>>(
-  _ timeout: Duration, clock: TimeoutClock = ContinuousClock(),
+public func withTimeout<Value: Sendable>(
+  _ timeout: Duration, clock: any Clock<Duration> = ContinuousClock(),
   operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  // An `any Clock<Duration>` parameter, not a generic one: a stored `clock` passed by its bare
+  // name in a file that imports Foundation also names Glibc's `clock()`, and the generic form
+  // then fails to open the existential. Passing it on opens it.
+  try await race(operation, against: timeout, on: clock)
+}
+
+/// ``withTimeout(_:clock:operation:)`` on the clock's own type.
+private func race<Value: Sendable>(
+  _ operation: @escaping @Sendable () async throws -> Value, against timeout: Duration,
+  on clock: some Clock<Duration>
 ) async throws -> Value {
   guard timeout > .zero else { throw TimeoutError(timeout: timeout) }
   // The standard clocks trap when asked to sleep past about 292 years.

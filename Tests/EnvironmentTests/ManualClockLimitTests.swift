@@ -91,30 +91,79 @@ import TinyTestSupport
     #expect(steps.all == ["inner woken", "inner advanced"])
   }
 
-  /// `advance` runs rounds through the main queue: while the main queue is blocked, it waits.
-  @Test func advanceWaitsWhileTheMainQueueIsBlocked() async {
-    await #expect(processExitsWith: .success) {
+  /// `advance` follows work to the main actor through the main queue. While the main queue does
+  /// not run (its thread is blocked), `advance` stops waiting for it after about a second, says
+  /// so in one line on standard error, and returns; the next `advance` does not wait for it
+  /// again. Each test runs in a process of its own, where blocking the main queue blocks no
+  /// other test.
+  @Test func advanceStopsWaitingForABlockedMainQueueAndSaysSoOnce() async throws {
+    let run = try await #require(
+      processExitsWith: .success, observing: [\.standardErrorContent]
+    ) {
+      exitSuccessfullyIfStillRunning(after: 20)  // a hang fails the checks below instead
       let clock = ManualClock()
-      let sleeper = Task {
+      let hops = Counter()
+      let offMain = Recorder<Duration>()
+      var sleepers: [Task<Void, any Error>] = []
+      for _ in 0..<2 {
+        sleepers.append(
+          Task {
+            // timing: virtual time, which only the test moves
+            try await clock.sleep(for: .seconds(1))
+            await MainActor.run { _ = hops.increment() }
+          })
+      }
+      for seconds in 2...3 {
+        sleepers.append(
+          Task {
+            // timing: virtual time, which only the test moves
+            try await clock.sleep(for: .seconds(seconds))
+            offMain.record(clock.now.offset)
+          })
+      }
+      #expect(await clock.waitForSleepers(4))
+      let blocked = Gate()
+      let unblock = Gate()
+      DispatchQueue.main.async {
+        blocked.open()
+        unblock.wait()
+      }
+      await blocked.opened()
+      let started = ContinuousClock.now
+      await clock.advance(by: .seconds(2))
+      let waited = started.duration(to: .now)
+      await clock.advance(by: .seconds(1))
+      let stillBlocked = !unblock.isOpen && hops.value == 0
+      FileHandle.standardError.write(Data("waited \(waited.seconds) s\n".utf8))
+      unblock.open()
+      for sleeper in sleepers { _ = await result(of: sleeper) }
+      guard stillBlocked, offMain.all == [.seconds(2), .seconds(3)], hops.value == 2 else {
+        exit(1)
+      }
+      // Once the main queue runs again, `advance` follows work there again.
+      let later = Task {
         // timing: virtual time, which only the test moves
         try await clock.sleep(for: .seconds(1))
+        await MainActor.run { _ = hops.increment() }
       }
       #expect(await clock.waitForSleepers())
-      let unblock = Gate()
-      DispatchQueue.main.async { unblock.wait() }
-      let advanced = Gate()
-      Task {
-        await clock.advance(by: .seconds(1))
-        advanced.open()
-      }
-      // Real time shows that the advance does not return while the main queue is blocked.
-      // timing: 100 ms of it keeps the test fast.
-      try? await Task.sleep(for: .milliseconds(100))
-      guard !advanced.isOpen else { exit(1) }
-      unblock.open()
-      await advanced.opened()
-      _ = await result(of: sleeper)
+      await clock.advance(by: .seconds(1))
+      guard hops.value == 3 else { exit(2) }
+      _ = await result(of: later)
     }
+    let lines = String(decoding: run.standardErrorContent, as: UTF8.self).split(separator: "\n")
+    let reports = lines.filter { $0.hasPrefix("ManualClock.advance:") }
+    #expect(reports.count == 2)  // one per advance
+    let expected: String =
+      "ManualClock.advance: stopped following the work woken at +1.0 seconds after 1.0 seconds: "
+      + "the main queue did not run, so what that work sent to the main actor could not run (is "
+      + "the main thread blocked?); advance returns without it: await that work's task before "
+      + "checking what it did"
+    #expect(reports.first.map(String.init) == expected)
+    let waited = lines.first { $0.hasPrefix("waited ") }?.split(separator: " ")[1]
+    // About a second for the three sleepers it woke, not a second for each of them.
+    let seconds = waited.flatMap { Double($0) } ?? .infinity
+    #expect(seconds < (runsSlowly ? 10 : 2.5))
   }
 }
 

@@ -252,6 +252,66 @@ import TinyTestSupport
     for sleeper in sleepers { await value(of: sleeper) }
   }
 
+  @Test func queuedAdvancesEachMoveOnFromWhereThePreviousOneEnded() async {
+    // Four advances of one second wait for their turns while a first one settles a task that
+    // blocks its thread (the test lets it go): each then wakes what is due by its own target,
+    // one second after the previous one's, and time ends four seconds later, not one.
+    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+    let clock = ManualClock()
+    let reached = Gate()
+    let hold = Gate()
+    let woken = Recorder<String>()
+    var sleepers = [
+      Task {
+        // timing: virtual time, which only the test moves
+        try? await clock.sleep(for: .seconds(1))
+        reached.open()
+        hold.wait()  // holds the first advance's turn
+      }
+    ]
+    for second in 2...5 {
+      sleepers.append(
+        Task {
+          // timing: virtual time, which only the test moves
+          try? await clock.sleep(for: .seconds(second))
+          woken.record("\(second) s woken at \(clock.now.offset)")
+        })
+    }
+    #expect(await clock.waitForSleepers(5))
+    let first = Task { await clock.advance(by: .seconds(1)) }
+    // On a thread of its own: a task that the settled work resumed would run in the settle,
+    // behind the blocked thread. Immediate tasks run there until they suspend: each is in line
+    // for its turn when made.
+    let queued = await onNewThread {
+      reached.wait()
+      defer { hold.open() }
+      return (0..<4).map { _ in Task.immediate { await clock.advance(by: .seconds(1)) } }
+    }
+    await value(of: first)
+    for advance in queued { await value(of: advance) }
+    #expect(clock.now.offset == .seconds(5))
+    #expect(
+      woken.all == (2...5).map { "\($0) s woken at \(Duration.seconds($0))" })
+    for sleeper in sleepers {
+      sleeper.cancel()  // none is left unless the advances went wrong
+      await value(of: sleeper)
+    }
+  }
+
+  @Test func advancingToTheCurrentInstantReturnsAndWakesNothing() async {
+    let clock = ManualClock()
+    await clock.advance(by: .seconds(2))
+    // timing: virtual time, which only the test moves
+    let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+    #expect(await clock.waitForSleepers())
+    await clock.advance(to: clock.now)
+    await clock.advance(to: .init(offset: .seconds(2)))
+    #expect(clock.now.offset == .seconds(2))
+    #expect(clock.sleeperCount == 1)
+    sleeper.cancel()
+    _ = await result(of: sleeper)
+  }
+
   @Test func movingTimeBackwardsStopsTheProgram() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       await ManualClock().advance(by: .seconds(-1))

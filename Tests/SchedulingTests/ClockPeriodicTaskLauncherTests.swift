@@ -65,6 +65,134 @@ import TinyWaiting
     launcher.stop()
   }
 
+  @Test(
+    arguments: [
+      (Duration.seconds(1), 1),  // exactly one interval late
+      (Duration.seconds(60), 159),  // 158.99… intervals in floating point
+      (Duration.seconds(1.1), 5),
+      (Duration.milliseconds(16.7), 17),
+      (Duration.microseconds(16_700), 8_839),
+      (Duration.seconds(1) / 3, 3),
+    ] as [(Duration, Int)])
+  func aJumpOfWholeIntervalsTicksOnceAndKeepsTheGrid(interval: Duration, missed: Int) async {
+    // The first tick, at one interval, moves the clock `missed` intervals past the second
+    // deadline: the second deadline and the `missed` after it merge into one tick, at once, and
+    // the grid sleeps until the deadline after that.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let jumpedTo = StepClock.Instant(offset: interval * (missed + 2))
+    let ticks = Recorder<Duration>()
+    let ticked = Waiter(count: 2)
+    launcher.every(interval) {
+      ticks.record(clock.now.offset)
+      if ticks.count == 1 { clock.advance(to: jumpedTo) }
+      ticked.finish()
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: interval))
+    #expect(await ticked.wait(timeout: helperTimeout))
+    await clock.waitForSleepers()  // asleep again: every tick of the jump has run
+    #expect(ticks.all == [interval, jumpedTo.offset])
+    clock.advance(to: jumpedTo.advanced(by: interval))
+    await clock.waitForSleepers()  // the tick has run, and the grid sleeps again
+    #expect(ticks.all == [interval, jumpedTo.offset, jumpedTo.offset + interval])
+    launcher.stop()
+  }
+
+  @Test func asyncTicksNeverOverlapAndTheDeadlinesMissedMeanwhileTickOnceRightAfter() async {
+    // The first tick runs from 1 s until the test lets it return, at 3.5 s: the deadlines at
+    // 2 s and 3 s pass meanwhile, and the grid does not sleep (it awaits the tick). They merge
+    // into one tick, right after the first returns; the grid goes on at 4 s.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let log = Recorder<String>()
+    let count = Counter()
+    let started = Gate()
+    let release = Gate()
+    launcher.every(.seconds(1)) { () async in
+      let tick = count.increment()
+      log.record("\(tick) at \(clock.now.offset)")
+      if tick == 1 {
+        started.open()
+        await release.opened()
+      }
+      log.record("\(tick) returns")
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(1)))
+    await started.opened()
+    clock.advance(to: .init(offset: .milliseconds(3_500)))
+    #expect(clock.sleeperCount == 0)  // the grid awaits the running tick
+    #expect(log.all == ["1 at 1.0 seconds"])
+    release.open()
+    await clock.waitForSleepers()  // the merged tick has run; the grid sleeps until 4 s
+    #expect(log.all == ["1 at 1.0 seconds", "1 returns", "2 at 3.5 seconds", "2 returns"])
+    clock.advance(to: .init(offset: .seconds(4)))
+    await clock.waitForSleepers()
+    #expect(log.all.suffix(2) == ["3 at 4.0 seconds", "3 returns"])
+    launcher.stop()
+  }
+
+  @Test(arguments: ["stop and start", "new interval"])
+  func aTickOfANewGridWaitsForTheTickThatStillRuns(change: String) async {
+    // "a" runs when the grid is replaced; the new grid's first deadline passes while it runs:
+    // that tick waits for "a" to return, and "a" is not cancelled by the stop.
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let log = Recorder<String>()
+    let started = Gate()
+    let release = Gate()
+    let secondTick = Waiter()
+    launcher.every(.seconds(1)) { () async in
+      log.record("a")
+      started.open()
+      await release.opened()
+      log.record(Task.isCancelled ? "a returns cancelled" : "a returns")
+    }
+    launcher.start()
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(1)))
+    await started.opened()
+    if change == "stop and start" {
+      launcher.stop()
+      launcher.start()  // a grid from 1 s: its first deadline is 2 s
+    }
+    // The same interval keeps the grid; two seconds start one from 1 s, to 3 s.
+    launcher.every(.seconds(change == "stop and start" ? 1 : 2)) { () async in
+      log.record("b")
+      secondTick.finish()
+    }
+    await clock.waitForSleepers()
+    clock.advance(to: .init(offset: .seconds(3)))
+    // bounded: the new grid's tick would start within microseconds if it did not wait
+    #expect(await !secondTick.wait(timeout: .milliseconds(100)))
+    #expect(log.all == ["a"])
+    release.open()
+    #expect(await secondTick.wait(timeout: helperTimeout))
+    #expect(log.all == ["a", "a returns", "b"])
+    launcher.stop()
+  }
+
+  @Test func anAsyncTickReadsTheValuesOfTheCodeThatStartedTheGrid() async {
+    let clock = StepClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let seen = Recorder<String>()
+    let ticked = Waiter()
+    launcher.every(.seconds(1)) { () async in
+      await Task.yield()
+      seen.record(Scope.name)
+      ticked.finish()
+    }
+    Scope.$name.withValue("start") { launcher.start() }
+    await clock.waitForSleepers()
+    await onNewThread { clock.advance(to: .init(offset: .seconds(1))) }  // a thread out of scope
+    #expect(await ticked.wait(timeout: helperTimeout))
+    #expect(seen.all == ["start"])
+    launcher.stop()
+  }
+
   @Test func releasingAnActiveLauncherStopsIt() async {
     let clock = StepClock()
     weak var weakLauncher: ClockPeriodicTaskLauncher?

@@ -130,6 +130,32 @@ import TinyWaiting
     }
   }
 
+  @Test func anAsyncTickRunsInTheWorldOfStartAndAdvanceFollowsIt() async {
+    // Each tick fetches for a second of the clock's time; the next tick waits for it.
+    let manual = ManualClock()
+    await withWorld(.mock) { () async in
+      Current.clock = manual
+      let launcher = ClockPeriodicTaskLauncher(clock: Current.clock)
+      let log = Recorder<String>()
+      launcher.every(.seconds(60)) {
+        let request = Current.uuid().uuidString.suffix(1)
+        // timing: virtual time, which only the test moves
+        try? await Current.clock.sleep(for: .seconds(1))
+        log.record("\(request) done at \(manual.now.offset)")
+      }
+      launcher.start()
+      #expect(await manual.waitForSleepers())
+      await manual.advance(by: .seconds(60))
+      #expect(log.all == [])  // the tick sleeps on the clock
+      await manual.advance(by: .seconds(1))
+      #expect(log.all == ["0 done at 61.0 seconds"])
+      await manual.advance(by: .seconds(60))
+      #expect(log.all == ["0 done at 61.0 seconds", "1 done at 121.0 seconds"])
+      launcher.stop()
+      #expect(manual.sleeperCount == 0)
+    }
+  }
+
   @Test func ticksOnTheContinuousClock() async {
     let launcher = ClockPeriodicTaskLauncher(clock: ContinuousClock())
     let threeTicks = Waiter(count: 3)

@@ -97,6 +97,35 @@ enum Scope {
     limiter.cancel()
   }
 
+  @Test func waitUntilIdleFollowsTheActionThatStartedAtOnce() async {
+    // The first action runs at once, in a task of its own that the clock does not wake: the
+    // test waits for it before it moves the clock to the tick that runs the kept action (a tick
+    // that found it still running would be skipped). The wait starts in an immediate task, which
+    // runs here until it suspends: it surely waits before the action is let go on.
+    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+    let clock = ManualClock()
+    let limiter = RateLimiter(interval: .seconds(1), clock: clock)
+    let log = Recorder<String>()
+    let release = Gate()
+    limiter.execute {
+      log.record("a")
+      await release.opened()
+      log.record("a returns")
+    }
+    limiter.execute { log.record("b \(clock.now.offset)") }
+    let idle = Task.immediate {
+      await limiter.waitUntilIdle()
+      log.record("idle")
+    }
+    #expect(log.all == ["a"])
+    release.open()
+    await value(of: idle)
+    #expect(await clock.waitForSleepers())
+    await clock.advance(by: .seconds(1))
+    #expect(log.all == ["a", "a returns", "idle", "b 1.0 seconds"])
+    limiter.cancel()
+  }
+
   @Test func aCancelledOrReplacedActionIsReleasedWithoutRunning() async {
     let clock = ManualClock()
     let limiter = RateLimiter(interval: .seconds(1), clock: clock)

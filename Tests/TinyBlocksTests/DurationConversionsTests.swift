@@ -48,4 +48,32 @@ import TinyTestSupport
   func convertsToSeconds(duration: Duration, expected: Double) {
     #expect(duration.seconds == expected)
   }
+
+  @Test(
+    arguments: [
+      (Duration.seconds(60) * 159, Duration.seconds(60), 159),  // 158.99… in floating point
+      (Duration.seconds(1.1) * 5, Duration.seconds(1.1), 5),  // 4.99… in floating point
+      (Duration.milliseconds(1_100) * 1_075, Duration.milliseconds(1_100), 1_075),
+      (Duration.milliseconds(16.7) * 17, Duration.milliseconds(16.7), 17),
+      (Duration.microseconds(16_700) * 8_839, Duration.microseconds(16_700), 8_839),
+      (Duration.seconds(1), Duration.seconds(1) / 3, 3),
+      (Duration.seconds(1) / 3 * 1_000_003, Duration.seconds(1) / 3, 1_000_003),
+      (Duration.seconds(60) * 159 - .nanoseconds(1), Duration.seconds(60), 158),  // just short
+      (Duration.seconds(60) * 159 + .nanoseconds(1), Duration.seconds(60), 159),
+      (Duration.seconds(1), Duration.seconds(1), 1),
+      (Duration.milliseconds(999), Duration.seconds(1), 0),  // shorter than one
+      (Duration.zero, Duration.seconds(1), 0),
+      (Duration.seconds(-5), Duration.seconds(1), 0),  // negative: none
+      (Duration.seconds(Int64.max), Duration.nanoseconds(1), Int.max),  // too many: clamped
+      (
+        Duration.seconds(Int64.max) * 18, Duration(secondsComponent: 0, attosecondsComponent: 1),
+        Int.max
+      ),
+      (Duration.seconds(Int64.max) * 18, Duration.seconds(Int64.max) * 9, 2),
+      (Duration.nanoseconds(Int.max), Duration.nanoseconds(1), Int.max),
+      (Duration.nanoseconds(Int.max - 1), Duration.nanoseconds(1), Int.max - 1),
+    ] as [(Duration, Duration, Int)])
+  func countsWholeMultiplesExactly(duration: Duration, interval: Duration, expected: Int) {
+    #expect(duration.wholeMultiples(of: interval) == expected)
+  }
 }

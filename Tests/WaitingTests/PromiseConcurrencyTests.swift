@@ -144,6 +144,24 @@ import TinyTestSupport
     #expect(promise.result?.error is PromiseCycleError)
   }
 
+  @Test func anOperationThatAwaitsItsOwnPromiseWithATimeoutIsRejectedAtOnce() async {
+    // Not once the timeout has passed: the clock here never moves, and no timer starts on it.
+    let clock = StepClock()
+    let own = Recorder<Promise<Int>>()
+    let start = Gate()
+    let promise = Promise<Int> {
+      await start.opened()
+      return try await own.all[0].value(timeout: .seconds(5), clock: clock)
+    }
+    own.record(promise)
+    start.open()
+    let settled = Waiter()
+    promise.whenResolved { _ in settled.finish() }
+    #expect(await settled.wait(timeout: helperTimeout))
+    #expect(promise.result?.error is PromiseCycleError)
+    #expect(clock.sleepCount == 0)
+  }
+
   @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
   @Test func aTaskTheOperationStartsMayAwaitThePromise() async throws {
     // A task started by the operation inherits its task locals, but it is another task:

@@ -129,6 +129,30 @@ import TinyWaiting
     #expect(await TinyTestSupport.result(of: timed).value == "partial")
   }
 
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+  @Test func aCancelledCallerGetsTheOperationsOutcomeAfterTheStoppedTimer() async {
+    // Every job of the caller and its two children runs on a manual executor, so the order is
+    // forced: the timer, cancelled with the caller, ends first; the operation, which ignores the
+    // cancellation, returns after it. The caller gets the operation's value all the same.
+    let executor = ManualExecutor()
+    let clock = StepClock()
+    let proceed = Gate()
+    let timed = Task(executorPreference: executor) {
+      try await withTimeout(.seconds(5), clock: clock) { () async -> String in
+        await proceed.opened()
+        return "the operation's own"
+      }
+    }
+    executor.runUntilIdle()  // the timer sleeps on the clock; the operation waits
+    #expect(clock.sleeperCount == 1)
+    timed.cancel()  // the timer's sleep throws
+    executor.runUntilIdle()  // the timer ends, and the caller has seen it end
+    #expect(clock.sleeperCount == 0)
+    proceed.open()
+    executor.runUntilIdle()
+    #expect(await TinyTestSupport.result(of: timed).value == "the operation's own")
+  }
+
   @Test(arguments: [Duration.zero, .nanoseconds(-1), .seconds(-5)])
   func aTimeoutThatIsNotPositiveThrowsAtOnceWithoutRunningTheOperation(timeout: Duration) async {
     let clock = StepClock()

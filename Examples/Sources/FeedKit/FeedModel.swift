@@ -39,19 +39,17 @@ public final class FeedModel: Sendable {
   private let failures = Atom(0)
   private let searchDebouncer: Debouncer
   private let refreshLimiter: RateLimiter
-  private let refresher: any PeriodicTaskLauncher
+  private let refresher: ClockPeriodicTaskLauncher
 
   /// Creates a model with an empty feed.
   ///
   /// - Parameters:
   ///   - searchDelay: How long typing must pause before a search runs.
   ///   - minimumRefreshInterval: The least time between two refreshes that ``requestRefresh()``
-  ///     starts.
-  ///   - refresher: What ticks the periodic refresh; by default the world's clock.
+  ///     or the periodic refresh starts.
   public init(
     searchDelay: Duration = .milliseconds(300),
-    minimumRefreshInterval: Duration = .seconds(5),
-    refresher: any PeriodicTaskLauncher = ClockPeriodicTaskLauncher(clock: Current.clock)
+    minimumRefreshInterval: Duration = .seconds(5)
   ) {
     summary = DerivedAtom(items) { items in
       let unread = items.filter { !$0.isRead }
@@ -61,7 +59,7 @@ public final class FeedModel: Sendable {
     }
     searchDebouncer = Debouncer(interval: searchDelay, clock: Current.clock)
     refreshLimiter = RateLimiter(interval: minimumRefreshInterval, clock: Current.clock)
-    self.refresher = refresher
+    refresher = ClockPeriodicTaskLauncher(clock: Current.clock)
   }
 
   /// How many refreshes started by ``requestRefresh()`` have failed in a row.
@@ -92,15 +90,33 @@ public final class FeedModel: Sendable {
     }
   }
 
-  /// Requests a refresh every `interval` until ``stopRefreshing()``.
+  /// Refreshes every `interval` until ``stopRefreshing()``.
+  ///
+  /// Each tick goes through the same rate limiter as ``requestRefresh()``, so a periodic refresh
+  /// and a "refresh now" never run at once, and lasts until that refresh has ended: a tick that
+  /// falls due meanwhile comes right after it, once for all the ticks it missed.
   public func startRefreshing(every interval: Duration) {
-    refresher.every(interval) { [weak self] in self?.requestRefresh() }
+    refresher.every(interval) { [weak self] in
+      guard let self else { return }
+      requestRefresh()
+      await refreshLimiter.waitUntilIdle()
+    }
     refresher.start()
   }
 
   /// Stops the periodic refresh.
   public func stopRefreshing() {
     refresher.stop()
+  }
+
+  /// Returns once no refresh or search is running or due to run now; refreshes and searches
+  /// that wait for a later tick do not count.
+  ///
+  /// ``requestRefresh()`` starts a refresh at once, in a task of its own: a test awaits this
+  /// before it checks the refresh or moves the clock on.
+  public func waitUntilIdle() async {
+    await refreshLimiter.waitUntilIdle()
+    await searchDebouncer.waitUntilIdle()
   }
 
   /// Searches the items for every word of `query` once the typing pauses.

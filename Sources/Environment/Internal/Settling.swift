@@ -9,8 +9,13 @@ import TinyInternals
 /// counts in every settle under way: it may be any of theirs); every other job goes on to the
 /// hook that was there before, or to the runtime. A settle runs its jobs one at a time on its
 /// queue with itself as their task executor, so that their `Task.yield()`s come back to it.
+///
 /// When none is left, it sends a round through the main queue, behind what its work queued for
-/// the main actor, and it is over when a round finds no new job.
+/// the main actor, and it is over when a round finds no new job. A round that the main queue
+/// has not run within a second, in which the main queue enqueued no job either (its thread is
+/// blocked), ends the settle all the same, with one line on standard error per `advance`: a
+/// settle never waits for the main queue without bound. (No public hook tells when a task goes
+/// to the main actor, so a settle cannot skip the round for work that stays off it.)
 ///
 /// A runtime hook is acceptable here only because only tests call `advance` and `run`, it is in
 /// only while a settle runs, and the last settle puts back exactly the hook it found (unless
@@ -23,73 +28,164 @@ final class Settler: Sendable {
     var isDirty = false
     /// Called once the settle is over; `nil` when none is under way.
     var whenSettled: (@Sendable () -> Void)?
+    /// When the woken work's deadline was, to name it in a message.
+    var wokenAt = Duration.zero
+    /// The main-queue round whose hold is in `pending`, by number, and how many were sent.
+    var mainRound: UInt64?
+    var roundsSent: UInt64 = 0
+    /// A round the main queue has not run yet, though its settle stopped waiting for it: the
+    /// main queue has not run since it was sent, so a new round would not run either.
+    var unrunRound: UInt64?
+    /// Whether the main queue enqueued a job since the round was sent: it runs, slowly.
+    var mainQueueRuns = false
+    /// Whether the current `advance` has written its line about the main queue.
+    var hasReported = false
+
+    /// The line to write about the main queue, once per `advance`.
+    mutating func report() -> String? {
+      guard !hasReported else { return nil }
+      hasReported = true
+      return "ManualClock.advance: stopped following the work woken at +\(wokenAt) after "
+        + "\(Settler.mainQueueWait): the main queue did not run, so what that work sent to the "
+        + "main actor could not run (is the main thread blocked?); advance returns without it: "
+        + "await that work's task before checking what it did\n"
+    }
   }
 
+  /// The longest a settle waits for the main queue to run a round.
+  static let mainQueueWait = Duration.seconds(1)
+
   private let state = Locked(State())
-  fileprivate let queue: DispatchQueue
+  let queue: DispatchQueue
 
   init(label: String) {
     queue = DispatchQueue(label: label)
   }
 
   /// Whether settling works here: the runtime has the hook, and jobs can run on a task executor.
-  static var isAvailable: Bool { Hook.variable != nil }
+  static var isAvailable: Bool { EnqueueHook.variable != nil }
 
   /// Whether the calling code runs a job that counts in this settle.
-  var isCurrent: Bool { Hook.running?.contains { $0 === self } ?? false }
+  var isCurrent: Bool { EnqueueHook.running?.contains { $0 === self } ?? false }
 
   /// The settler's name in the per-thread claims: its address.
-  fileprivate var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+  var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+
+  /// Begins an `advance` (or a `run`): its first settle that cannot follow work to the main
+  /// queue says so on standard error.
+  func beginAdvance() {
+    state.withLock { $0.hasReported = false }
+  }
 
   /// Calls `wake`, follows the work it sets off, and calls `whenSettled` once it is over. The
-  /// woken task holds the settle open until it calls `release()`.
-  func settle(waking wake: () -> Void, whenSettled: @escaping @Sendable () -> Void) {
-    state.withLock { $0 = State(pending: 1, isDirty: Self.isAvailable, whenSettled: whenSettled) }
+  /// woken task holds the settle open until it calls `release()`. `wokenAt` names the work in
+  /// the message of a settle that cannot follow it to the main queue.
+  func settle(
+    waking wake: () -> Void, wokenAt: Duration, whenSettled: @escaping @Sendable () -> Void
+  ) {
+    state.withLock { state in
+      (state.pending, state.isDirty) = (1, Self.isAvailable)
+      (state.whenSettled, state.wokenAt, state.mainRound) = (whenSettled, wokenAt, nil)
+    }
     guard Self.isAvailable else { return wake() }
-    Hook.begin(self)
+    EnqueueHook.begin(self)
     claimNextEnqueue()
     wake()
-    Hook.claim(nil)
+    EnqueueHook.claim(nil)
   }
 
   /// Makes the next job that the calling thread enqueues count in this settle.
-  func claimNextEnqueue() { Hook.claim(id) }
+  func claimNextEnqueue() { EnqueueHook.claim(id) }
 
   /// Runs `body` with what it enqueues counting in no settle.
   static func unfollowed<T>(_ body: () throws -> T) rethrows -> T {
-    Hook.claim(Hook.nobody)
-    defer { Hook.claim(nil) }
+    EnqueueHook.claim(EnqueueHook.nobody)
+    defer { EnqueueHook.claim(nil) }
     return try body()
   }
 
-  /// Counts one more job; `false` when no settle is under way.
-  fileprivate func count() -> Bool {
+  /// Counts one more job, which the main queue enqueued or not; `false` when no settle is under
+  /// way.
+  func count(fromMainQueue: Bool) -> Bool {
     state.withLock { state in
       guard state.whenSettled != nil else { return false }
       (state.pending, state.isDirty) = (state.pending + 1, true)
+      if fromMainQueue { state.mainQueueRuns = true }
       return true
     }
   }
 
   /// Ends a hold on the settle: a job's, the woken task's, or a main-queue round's.
   func release() {
-    enum Next { case wait, mainRound, settled(@Sendable () -> Void) }
+    enum Next { case wait, mainRound(UInt64), settled(@Sendable () -> Void, report: String?) }
     let next = state.withLock { state -> Next in
       state.pending -= 1
       guard state.pending == 0, let whenSettled = state.whenSettled else { return .wait }
-      if state.isDirty {
-        (state.pending, state.isDirty) = (1, false)
-        return .mainRound
+      guard state.isDirty else {
+        state.whenSettled = nil
+        return .settled(whenSettled, report: nil)
       }
-      state.whenSettled = nil
-      return .settled(whenSettled)
+      guard state.unrunRound == nil else {
+        // The main queue has not run since a round that a settle gave up on: neither would it
+        // run this one.
+        state.whenSettled = nil
+        return .settled(whenSettled, report: state.report())
+      }
+      state.roundsSent += 1
+      (state.pending, state.isDirty, state.mainQueueRuns) = (1, false, false)
+      (state.mainRound, state.unrunRound) = (state.roundsSent, state.roundsSent)
+      return .mainRound(state.roundsSent)
     }
     switch next {
     case .wait: break
-    case .mainRound: DispatchQueue.main.async { self.release() }
-    case .settled(let whenSettled):
-      Hook.end(self)
+    case .mainRound(let round):
+      DispatchQueue.main.async { self.mainQueueRan(round) }
+      waitForMainQueue(round)
+    case .settled(let whenSettled, let report):
+      if let report { FileHandle.standardError.write(Data(report.utf8)) }
+      EnqueueHook.end(self)
       Self.unfollowed(whenSettled)
+    }
+  }
+
+  /// The main queue ran `round`, and so everything queued on it before: the round's hold ends,
+  /// unless its settle stopped waiting for it.
+  private func mainQueueRan(_ round: UInt64) {
+    let holds = state.withLock { state -> Bool in
+      if let unrun = state.unrunRound, unrun <= round { state.unrunRound = nil }
+      guard state.mainRound == round else { return false }
+      state.mainRound = nil
+      return true
+    }
+    if holds { release() }
+  }
+
+  /// `mainQueueWait` after `round` was sent: unless the main queue has run it, or shown since
+  /// that it runs (then the wait goes on), the settle stops waiting for it, and says so.
+  private func mainQueueTimedOut(_ round: UInt64) {
+    enum Next { case done, waitMore, stop(report: String?) }
+    let next = state.withLock { state -> Next in
+      guard state.mainRound == round else { return .done }
+      if state.mainQueueRuns {
+        state.mainQueueRuns = false
+        return .waitMore
+      }
+      state.mainRound = nil
+      return .stop(report: state.report())
+    }
+    switch next {
+    case .done: break
+    case .waitMore: waitForMainQueue(round)
+    case .stop(let report):
+      if let report { FileHandle.standardError.write(Data(report.utf8)) }
+      release()
+    }
+  }
+
+  /// Checks on `round` once `mainQueueWait` has passed.
+  private func waitForMainQueue(_ round: UInt64) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + Self.mainQueueWait.seconds) {
+      self.mainQueueTimedOut(round)
     }
   }
 }
@@ -99,106 +195,10 @@ extension Settler: TaskExecutor {
   /// Takes what the settle's jobs enqueue on their task executor (a `Task.yield()`).
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    if Hook.take(job, for: Hook.running ?? [self]) { return }
+    if EnqueueHook.take(job, for: EnqueueHook.running ?? [self]) { return }
     // No settle is under way any more: run it as the global executor would.
     DispatchQueue.global().async {
       job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
     }
   }
-}
-
-/// Our global-enqueue hook, and what each thread has claimed.
-private enum Hook {
-  typealias Original = @convention(thin) (UnownedJob) -> Void
-  typealias Function = @convention(thin) (UnownedJob, Original) -> Void
-
-  /// The address of the runtime's hook variable (a function pointer, handled as its bits), where
-  /// the runtime has one and jobs can run on a task executor.
-  static let variable: UInt? = {
-    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
-      let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")
-    else { return nil }
-    return UInt(bitPattern: symbol)
-  }()
-  static var pointer: UnsafeMutablePointer<UInt>? { variable.flatMap(UnsafeMutablePointer.init) }
-  static let ours = unsafeBitCast({ enqueue($0, $1) } as Function, to: UInt.self)
-
-  /// The hook found when ours went in (0 for none), and the settles under way.
-  static let state = Locked((previous: UInt(0), settling: [Settler]()))
-
-  static func begin(_ settler: Settler) {
-    state.withLock { state in
-      if state.settling.isEmpty, let hook = pointer {
-        (state.previous, hook.pointee) = (hook.pointee, ours)
-      }
-      state.settling.append(settler)
-    }
-  }
-
-  static func end(_ settler: Settler) {
-    state.withLock { state in
-      state.settling.removeAll { $0 === settler }
-      // Put back what was there, unless someone has put in a hook of their own since.
-      guard state.settling.isEmpty, let hook = pointer, hook.pointee == ours else { return }
-      hook.pointee = state.previous
-    }
-  }
-
-  /// Per thread: the settler that its next enqueued job counts in (`nobody`: none), and the
-  /// settlers of the job it runs (unretained: the run holds them).
-  static let (claimKey, runningKey) = {
-    var keys = (pthread_key_t(), pthread_key_t())
-    (_, _) = (pthread_key_create(&keys.0, nil), pthread_key_create(&keys.1, nil))
-    return keys
-  }()
-  static let nobody: UInt = 1
-
-  static func claim(_ id: UInt?) {
-    pthread_setspecific(claimKey, id.flatMap { UnsafeRawPointer(bitPattern: $0) })
-  }
-
-  static var running: [Settler]? {
-    pthread_getspecific(runningKey).map {
-      Unmanaged<Followers>.fromOpaque($0).takeUnretainedValue().settlers
-    }
-  }
-
-  /// Every job bound for the global executor comes here while our hook is in.
-  static func enqueue(_ job: UnownedJob, _ original: Original) {
-    let claimed = UInt(bitPattern: pthread_getspecific(claimKey))
-    if claimed > nobody { claim(nil) }  // a claim counts once
-    let (previous, settling) = state.withLock { $0 }
-    if take(job, for: followers(claimed: claimed, among: settling)) { return }
-    if previous != 0 { return unsafeBitCast(previous, to: Function.self)(job, original) }
-    original(job)
-  }
-
-  /// The settles that a job enqueued by the calling thread counts in.
-  static func followers(claimed: UInt, among settling: [Settler]) -> [Settler] {
-    if claimed != 0 { return settling.filter { $0.id == claimed } }
-    if let running { return running }
-    return MainQueue.isCurrent ? settling : []
-  }
-
-  /// Runs `job` on the queue of the first of `settlers` still settling, counted in each of
-  /// them; `false` when none is.
-  static func take(_ job: UnownedJob, for settlers: [Settler]) -> Bool {
-    let followers = Followers(settlers: settlers.filter { $0.count() })
-    guard let first = followers.settlers.first else { return false }
-    first.queue.async {
-      pthread_setspecific(runningKey, Unmanaged.passUnretained(followers).toOpaque())
-      if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-        job.runSynchronously(on: first.asUnownedTaskExecutor())
-      }
-      pthread_setspecific(runningKey, nil)
-      for settler in followers.settlers { settler.release() }
-    }
-    return true
-  }
-}
-
-/// The settles that a job counts in.
-private final class Followers: Sendable {
-  let settlers: [Settler]
-  init(settlers: [Settler]) { self.settlers = settlers }
 }

@@ -24,7 +24,7 @@ struct Action: Sendable {
       finished()
     }
     self.inTask = inTask
-    carrier = carried ? Carrier(inTask) : nil
+    carrier = carried ? Carrier() : nil
   }
 
   /// Runs the action and returns `true` when it is synchronous and either runs `here` (inside
@@ -37,7 +37,7 @@ struct Action: Sendable {
       return true
     }
     if let carrier, !here {
-      carrier.start()
+      carrier.start(inTask)
     } else {
       startTask(inTask)
     }
@@ -47,16 +47,19 @@ struct Action: Sendable {
 
 /// A task, made where an action was passed to `execute`, that waits to run it: it inherits the
 /// task-local values of the code that made it (as every unstructured task does), runs the
-/// action once ``start()`` is called, and ends without running it once the carrier is released
-/// without a start (the action was replaced, cancelled, or ran in the user's own call).
+/// action that ``start(_:)`` hands it, and ends without running anything once the carrier is
+/// released without a start (the action was replaced, cancelled, or ran in the user's own call).
+///
+/// The task holds nothing of the action until it is started: a dropped action is released by
+/// the call that dropped it, not later by the task, on another thread.
 final class Carrier: Sendable {
-  private let go: AsyncStream<Void>.Continuation
+  private let go: AsyncStream<@Sendable () async -> Void>.Continuation
 
-  init(_ work: @escaping @Sendable () async -> Void) {
-    let (signal, go) = AsyncStream<Void>.makeStream()
+  init() {
+    let (signal, go) = AsyncStream<@Sendable () async -> Void>.makeStream()
     self.go = go
     startTask {
-      for await _ in signal { await work() }  // at most one element
+      for await work in signal { await work() }  // at most one element
     }
   }
 
@@ -64,9 +67,9 @@ final class Carrier: Sendable {
     go.finish()  // the task ends: at once, or after the action if it was started
   }
 
-  /// Lets the task run the action.
-  func start() {
-    go.yield()
+  /// Hands the task `work` to run.
+  func start(_ work: @escaping @Sendable () async -> Void) {
+    go.yield(work)
   }
 }
 

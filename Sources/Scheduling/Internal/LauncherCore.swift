@@ -7,20 +7,36 @@ import TinyInternals
 /// Each grid is numbered. A tick runs the task only while the launcher is active and its grid
 /// is the current one, checked under the lock, so no tick starts after `stop()` returns. Grids
 /// are started and cancelled after the lock: a clock may be the user's own type.
+///
+/// A clock's grids tick in turn (``GridTick/runInTurn``): a tick that comes while a tick of the
+/// launcher still runs, of this grid or of one that a `stop()` or a new interval replaced, waits
+/// for it to end, so that ticks never overlap, asynchronous ones included.
 final class LauncherCore: Sendable {
-  /// Starts a grid that begins now and calls `tick` at each of its deadlines (until `tick`
-  /// returns `false`); returns what cancels it.
-  typealias StartGrid =
-    @Sendable (_ interval: Duration, _ tick: @escaping @Sendable () -> Bool) -> Cancel
+  /// Starts a grid that begins now and calls `tick` at each of its deadlines (until it returns
+  /// `false`); returns what cancels it.
+  typealias StartGrid = @Sendable (_ interval: Duration, _ tick: GridTick) -> Cancel
   typealias Cancel = @Sendable () -> Void
+
+  /// What a grid calls at each deadline; each returns whether the grid is still the current
+  /// one (and so has run the task).
+  struct GridTick: Sendable {
+    /// Runs a synchronous task where it is called (a dispatch timer's queue).
+    let run: @Sendable () -> Bool
+    /// Waits until no other tick of the launcher runs, then runs the task, awaiting an
+    /// asynchronous one (a clock's grid, in its task).
+    let runInTurn: @Sendable () async -> Bool
+  }
 
   private struct State {
     var interval: Duration?
-    var task: Work?
+    var task: LaunchedTask?
     var isActive = false
     var cancelGrid: Cancel?
     /// How many grids have started: a tick of a replaced grid runs nothing.
     var generation: UInt64 = 0
+    /// Whether a tick runs in turn now, and the ticks waiting for it to end, oldest first.
+    var isTicking = false
+    var waitingTicks: [CheckedContinuation<Void, Never>] = []
   }
 
   /// A grid to start after the lock, and the one it replaces, to cancel.
@@ -48,13 +64,13 @@ final class LauncherCore: Sendable {
     Trampoline.release(consume task)
   }
 
-  func every(_ interval: Duration, launch task: @escaping @Sendable () -> Void) {
+  func every(_ interval: Duration, launch task: LaunchedTask) {
     guard interval > .zero else {
       fatalError("\(name).every(_:launch:): interval must be positive, got \(interval)")
     }
-    let (replaced, grid) = state.withLock { state -> (Work?, Grid?) in
+    let (replaced, grid) = state.withLock { state -> (LaunchedTask?, Grid?) in
       let old = state.task.take()
-      state.task = Work(run: task)
+      state.task = task
       guard state.interval != interval else { return (old, nil) }
       state.interval = interval
       return (old, state.isActive ? newGrid(&state) : nil)
@@ -106,7 +122,11 @@ final class LauncherCore: Sendable {
   private func begin(_ grid: Grid) {
     grid.replaced?()
     let generation = grid.generation
-    let cancel = startGrid(grid.interval) { [weak self] in self?.tick(of: generation) ?? false }
+    let cancel = startGrid(
+      grid.interval,
+      GridTick(
+        run: { [weak self] in self?.tick(of: generation) ?? false },
+        runInTurn: { [weak self] in await self?.tickInTurn(of: generation) ?? false }))
     let stale = state.withLock { state -> Cancel? in
       guard state.isActive, state.generation == generation else { return cancel }
       state.cancelGrid = cancel
@@ -116,12 +136,57 @@ final class LauncherCore: Sendable {
   }
 
   /// Runs the task, unless the launcher stopped or started another grid since this grid began;
-  /// returns whether the grid is still the current one.
+  /// returns whether the grid is still the current one. (Only a clock launcher takes an
+  /// asynchronous task, and its grids tick in turn.)
   private func tick(of generation: UInt64) -> Bool {
-    let task = state.withLock { state in
-      state.isActive && state.generation == generation ? state.task : nil
-    }
-    task?.run()
+    let task = currentTask(of: generation)
+    if case .sync(let work) = task { work.run() }
     return task != nil
   }
+
+  /// ``tick(of:)`` once no other tick of the launcher runs: the task, asynchronous or not, runs
+  /// in turn with the ticks of every grid. An asynchronous task runs in a task of its own,
+  /// which inherits the grid's task-local values and which cancelling the grid does not reach:
+  /// a tick that runs finishes, as on every launcher.
+  private func tickInTurn(of generation: UInt64) async -> Bool {
+    await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+      let mine = state.withLock { state -> Bool in
+        guard state.isTicking else {
+          state.isTicking = true
+          return true
+        }
+        state.waitingTicks.append(turn)
+        return false
+      }
+      if mine { turn.resume() }
+    }
+    let task = currentTask(of: generation)
+    switch task {
+    case .sync(let work): work.run()
+    case .async(let work): await startTask(work).value
+    case nil: break
+    }
+    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard !state.waitingTicks.isEmpty else {
+        state.isTicking = false
+        return nil
+      }
+      return state.waitingTicks.removeFirst()
+    }
+    next?.resume()
+    return task != nil
+  }
+
+  /// The task, if the launcher is active and `generation` is its current grid.
+  private func currentTask(of generation: UInt64) -> LaunchedTask? {
+    state.withLock { state in
+      state.isActive && state.generation == generation ? state.task : nil
+    }
+  }
+}
+
+/// What a launcher runs at each tick: a synchronous task, or, on a clock, an asynchronous one.
+enum LaunchedTask: Sendable {
+  case sync(Work)
+  case async(@Sendable () async -> Void)
 }

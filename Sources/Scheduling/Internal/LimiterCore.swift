@@ -16,6 +16,8 @@ struct LimiterStep<Action: Sendable>: Sendable {
 protocol LimiterStateMachine<Action>: Sendable {
   associatedtype Action: Sendable
   init()
+  /// The running action and the ones waiting to run right after it.
+  var turn: ActionTurn<Action> { get }
   /// A new action.
   mutating func execute(_ action: Action) -> LimiterStep<Action>
   /// A launcher tick.
@@ -52,13 +54,19 @@ protocol LimiterStateMachine<Action>: Sendable {
 /// no retain cycle; releasing the core cancels it.
 final class LimiterCore<Machine: LimiterStateMachine>: Sendable
 where Machine.Action == Action {
-  /// The machine, and the launcher commands it decided that are not carried out yet.
+  /// The machine, the launcher commands it decided that are not carried out yet, and the tasks
+  /// waiting for it to be idle.
   private struct State: Sendable {
     var machine = Machine()
     /// Commands queued while another thread was calling the launcher, oldest first.
     var commands: [LauncherCommand] = []
     /// Whether a thread is calling the launcher (then it also carries out `commands`).
     var isCallingLauncher = false
+    /// The task of the asynchronous action that runs now, if one does.
+    var actionTask: Int?
+    /// The tasks in `waitUntilIdle()`, resumed once no action runs.
+    var idleWaiters: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    var nextWaiterID: UInt64 = 0
   }
 
   private let launcher: any PeriodicTaskLauncher
@@ -83,10 +91,47 @@ where Machine.Action == Action {
 
   /// A new action: `sync` when it may run on the calling thread, and `async`, what a task runs.
   func execute(sync: (@Sendable () -> Void)?, async: @escaping @Sendable () async -> Void) {
-    let action = Action(sync: sync, async: async, carried: carries) { [weak self] in
+    let inTask: @Sendable () async -> Void = { [weak self] in
+      // Noted so that a `waitUntilIdle()` from the action's own task stops instead of hanging.
+      self?.state.withLock { $0.actionTask = currentTaskNumber() }
+      await async()
+    }
+    let action = Action(sync: sync, async: inTask, carried: carries) { [weak self] in
       self?.finished()
     }
     perform(here: true) { $0.execute(action) }
+  }
+
+  /// Returns once no action runs and none waits to run right after the running one; at once
+  /// when the calling task is cancelled. `api` names the call for the message of a wait on
+  /// itself.
+  func waitUntilIdle(api: String) async {
+    if let task = currentTaskNumber(), state.withLock({ $0.actionTask }) == task {
+      fatalError(
+        "\(api): called from the action that is running, which would wait for its own end; "
+          + "await it from outside the actions")
+    }
+    let id = state.withLock { state in
+      defer { state.nextWaiterID += 1 }
+      return state.nextWaiterID
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let isIdle = state.withLock { state -> Bool in
+          // Checked under the lock that the cancellation handler takes, as in `register`.
+          guard state.machine.turn.isRunning, !Task.isCancelled else { return true }
+          state.idleWaiters.append((id, continuation))
+          return false
+        }
+        if isIdle { continuation.resume() }
+      }
+    } onCancel: {
+      let cancelled = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        guard let index = state.idleWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.idleWaiters.remove(at: index).continuation
+      }
+      cancelled?.resume()
+    }
   }
 
   func cancel() {
@@ -109,7 +154,22 @@ where Machine.Action == Action {
 
   /// An action that ran in a task returned: runs the next one that waited for it, if any.
   private func finished() {
-    run(state.withLock { $0.machine.finish() }, here: false)
+    run(finishTurn(), here: false)
+  }
+
+  /// The running action returned: takes the next one to run, or, when none waits, ends the
+  /// turn and resumes the tasks waiting for the limiter to be idle.
+  private func finishTurn() -> Action? {
+    let (next, idle) = state.withLock {
+      state -> (Action?, [CheckedContinuation<Void, Never>]) in
+      state.actionTask = nil
+      let next = state.machine.finish()
+      guard next == nil else { return (next, []) }
+      defer { state.idleWaiters = [] }
+      return (nil, state.idleWaiters.map(\.continuation))
+    }
+    for waiter in idle { waiter.resume() }
+    return next
   }
 
   /// Runs one step under the lock; then, with no lock held, carries out its launcher command
@@ -155,7 +215,7 @@ where Machine.Action == Action {
     var next = first
     var here = here
     while let action = next, action.run(here: here) {
-      next = state.withLock { $0.machine.finish() }
+      next = finishTurn()
       here = false  // an action that waited runs in its own carrier, if it has one
     }
   }
