@@ -61,12 +61,11 @@ extension ObservationGroup {
 /// while the member is stopped, or after it was removed, does nothing. A fire queues at most one
 /// main-queue hop; later fires fold into the one queued.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@MainActor
 final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember {
   private let model: Model
   private let keyPath: KeyPath<Model, Value>
   private let handler: @MainActor @Sendable (AtomChange<Value>) -> Void
-  private var run = MemberRun()
+  /// The value last delivered, while running.
   private var last: Value?
   let tracking = ObservableTracking()
 
@@ -79,8 +78,7 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     self.handler = handler
   }
 
-  func start() {
-    guard run.start() != nil else { return }
+  override func begin() {
     // An armed registration has not fired, so nothing it tracks was written: it tracks the
     // same properties the key path reads now.
     let value = tracking.start() ? model[keyPath: keyPath] : track()
@@ -88,8 +86,7 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
     handler(.initial(value))
   }
 
-  func stop() {
-    run.stop()
+  override func end() {
     tracking.stop()
     last = nil
   }
@@ -114,10 +111,10 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
   }
 
   /// The hop a fire queued: delivers the value read now and arms the next registration, unless
-  /// the member is stopped or a registration is armed already (then `begin()` read the value
-  /// after the fire).
+  /// the member is stopped (nothing was delivered since) or a registration is armed already
+  /// (then `begin()` read the value after the fire).
   private func hopped() {
-    guard tracking.hopped(), run.isRunning, let old = last else { return }
+    guard tracking.hopped(), let old = last else { return }
     let new = track()
     last = new
     handler(AtomChange(old: old, new: new))

@@ -282,15 +282,20 @@ import TinyInternals
   }
 
   @Test func memberRunsTellStaleDeliveriesApart() {
-    var run = MemberRun()
-    let first = run.start()
-    #expect(first == 1)
-    #expect(run.start() == nil)  // already running
-    #expect(run.isCurrent(1))
-    run.stop()
-    #expect(!run.isCurrent(1))
-    #expect(run.start() == 2)
-    #expect(!run.isCurrent(1))
-    #expect(run.isCurrent(2))
+    final class Member: GroupMember {
+      var log: [String] = []
+      override func begin() { log.append("begin \(run ?? 0)") }
+      override func end() { log.append("end") }
+    }
+    let member = Member()
+    #expect(member.run == nil)
+    member.start()
+    #expect(member.run == 1)
+    member.start()  // already running: no second begin
+    member.stop()
+    #expect(member.run == nil)
+    member.start()
+    #expect(member.run == 2)  // a new run: deliveries of run 1 no longer match
+    #expect(member.log == ["begin 1", "end", "begin 2"])
   }
 }
