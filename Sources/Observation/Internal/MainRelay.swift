@@ -35,9 +35,7 @@ final class MainRelay<Item: Sendable>: Sendable {
     case .drainNow:
       MainActor.assumeIsolated { drain() }
     case .scheduleDrain:
-      DispatchQueue.main.async {
-        MainActor.assumeIsolated { self.drain() }
-      }
+      DispatchQueue.main.async { MainActor.assumeIsolated { self.drain() } }
     case .none:
       break
     }
@@ -71,15 +69,10 @@ final class MainRelay<Item: Sendable>: Sendable {
 /// only the first item of a run asks for a drain to be scheduled, so one main-queue block serves
 /// every item that arrives before it runs.
 struct RelayState<Item: Sendable>: Sendable {
-  /// What the sender of an item must do.
-  enum Action: Equatable {
-    /// Drain now, on this thread (it is the main queue): the item is first in line.
-    case drainNow
-    /// Schedule a drain on the main queue.
-    case scheduleDrain
-    /// Nothing: a drain that is running or scheduled will reach the item.
-    case none
-  }
+  /// What the sender of an item must do: `drainNow`, on this thread (it is the main queue: the
+  /// item is first in line); `scheduleDrain` on the main queue; or nothing (`none`): a drain that
+  /// is running or scheduled will reach the item.
+  enum Action: Equatable { case drainNow, scheduleDrain, none }
 
   /// The items waiting for a drain, oldest first.
   private(set) var waiting: [Item] = []
