@@ -5,8 +5,7 @@ import TinyInternals
 /// main queue with nothing waiting, otherwise through one main-queue block per run of items.
 ///
 /// Items keep the order in which their sends took the relay's lock (a watched atom sends
-/// serially, in delivery order). Once `stopped` is raised (``stop()`` raises it), no handler
-/// call starts.
+/// serially, in delivery order). Once `stopped` is raised, no handler call starts.
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
   private let stopped: StopFlag
@@ -41,10 +40,9 @@ final class MainRelay<Item: Sendable>: Sendable {
     }
   }
 
-  /// Raises `stopped` and drops the waiting items (released after unlocking): no handler call
-  /// starts after this returns.
+  /// Drops the waiting items (released after unlocking), once `stopped` is raised: their user
+  /// values need not wait for a drain that would skip them.
   func stop() {
-    stopped.raise()
     _ = state.withLock { $0.takeWaiting() }
   }
 
