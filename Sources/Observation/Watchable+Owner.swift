@@ -29,10 +29,7 @@ extension Watchable {
   ) {
     let keeper = TokenKeeper()
     let token = watch(includingInitial: includingInitial) { [weak owner] change in
-      guard let owner else {
-        keeper.cancel()
-        return
-      }
+      guard let owner else { return keeper.cancel() }
       handler(owner, change)
     }
     keeper.keep(token)
