@@ -88,13 +88,8 @@ final class ChangeBuffer<Value: Sendable>: Sendable {
   final class Feed: Sendable {
     let buffer: ChangeBuffer
 
-    init(_ buffer: ChangeBuffer) {
-      self.buffer = buffer
-    }
-
-    deinit {
-      buffer.finish(droppingBuffered: false)
-    }
+    init(_ buffer: ChangeBuffer) { self.buffer = buffer }
+    deinit { buffer.finish(droppingBuffered: false) }
   }
 
   /// Hands `change` to the waiting task, or buffers it (unless the buffer is finished).
