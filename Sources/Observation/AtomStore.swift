@@ -47,10 +47,9 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Stores `entry` under `hash`, in place of the entry at `index` when one is given, then
     /// sweeps when the table has doubled since the last sweep.
     mutating func insert(_ entry: Entry, hash: Int, replacing index: Int?) -> Released {
-      var released = Released()
       stamp &+= 1
       var bucket = buckets[hash] ?? []
-      released.bucket = bucket  // holds the replaced entry's key
+      var released = Released(bucket: bucket)  // holds the replaced entry's key
       if let index {
         bucket[index] = entry
       } else {
