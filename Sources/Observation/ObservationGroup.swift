@@ -96,9 +96,7 @@ public final class ObservationGroup {
   public func end() {
     guard isActive else { return }
     isActive = false
-    for (_, member) in observations {
-      member.stop()
-    }
+    for (_, member) in observations { member.stop() }
   }
 
   /// Removes an observation; it stops at once. Removing an unknown or already removed
