@@ -120,6 +120,24 @@ import TinyInternals
     group.end()
   }
 
+  @Test func anInitialHandlerThatEndsTheGroupThenChangesItsSourceSeesNothingMore() {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    group.observe(count) { change in
+      seen.append(change.new)
+      if change.isInitial {
+        group.end()
+        count.set(1)  // reaches the watch before `watchOnMain` returns: its run has ended
+      }
+    }
+    group.begin()
+    #expect(seen == [0])
+    #expect(count.watcherCount == 0)  // the ended run's watch is not kept
+    count.set(2)
+    #expect(seen == [0])
+  }
+
   @Test func endAndBeginAgainFromInsideAHandler() {
     let count = Atom(0)
     let group = ObservationGroup()
