@@ -46,8 +46,8 @@ final class MainRelay<Item: Sendable>: Sendable {
     _ = state.withLock { $0.takeWaiting() }
   }
 
-  /// Hands the waiting items over, oldest first, until none waits; the items of a round that
-  /// `stopped` finds raised are dropped.
+  /// Hands the waiting items over, oldest first, until none waits; once `stopped` is raised, it
+  /// drops the rest.
   @MainActor private func drain() {
     while true {
       let items = state.withLock { $0.next() }
@@ -62,10 +62,10 @@ final class MainRelay<Item: Sendable>: Sendable {
 /// The pure state machine behind main-queue delivery for one handler: the items waiting for the
 /// main queue and whether a drain of them is running or scheduled.
 ///
-/// Items leave in the order they arrived. An item sent on the main queue while nothing is
-/// waiting or draining runs at once, on the sender; anything else joins the waiting items, and
-/// only the first item of a run asks for a drain to be scheduled, so one main-queue block serves
-/// every item that arrives before it runs.
+/// Items arrive one at a time (their source delivers serially) and leave in the same order. An
+/// item sent on the main queue while nothing is waiting or draining runs at once, on the
+/// sender; anything else joins the waiting items, and only the first item of a run asks for a
+/// drain to be scheduled, so one main-queue block serves every item that arrives before it runs.
 struct RelayState<Item: Sendable>: Sendable {
   /// What the sender of an item must do: `drainNow`, on this thread (it is the main queue: the
   /// item is first in line); `scheduleDrain` on the main queue; or nothing (`none`): a drain that
