@@ -136,7 +136,7 @@ struct ObservableTracking {
   var isRunning = false
   /// Whether a main-queue hop is queued and has not run yet.
   private(set) var isHopQueued = false
-  /// The main-queue hops queued so far.
+  /// The main-queue hops queued so far, for tests.
   private(set) var hops = 0
 
   /// Records that the member started; returns whether a registration is armed.
