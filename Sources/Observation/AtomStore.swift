@@ -47,10 +47,9 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Stores `entry` under `hash`, in place of the entry at `index` when one is given, then
     /// sweeps when the table has doubled since the last sweep.
     mutating func insert(_ entry: Entry, hash: Int, replacing index: Int?) -> Released {
-      var released = Released()
       stamp &+= 1
       var bucket = buckets[hash] ?? []
-      released.bucket = bucket  // holds the replaced entry's key
+      var released = Released(bucket: bucket)  // holds the replaced entry's key
       if let index {
         bucket[index] = entry
       } else {
@@ -65,8 +64,7 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Drops the entries whose atom is gone.
     private mutating func sweep(into released: inout Released) {
       released.buckets = buckets
-      var kept: [Int: [Entry]] = [:]
-      for (hash, bucket) in buckets {
+      buckets = buckets.compactMapValues { bucket in
         // Each live atom is held until after unlocking: the store's reference may be the last
         // one by the time it is released, and its release runs the value's `deinit`.
         let live = bucket.filter { entry in
@@ -74,9 +72,8 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
           released.atoms.append(atom)
           return true
         }
-        if !live.isEmpty { kept[hash] = live }
+        return live.isEmpty ? nil : live
       }
-      buckets = kept
       count = released.atoms.count
       sweepAt = max(16, count * 2)
     }
@@ -137,10 +134,8 @@ public final class AtomStore<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   deinit {
     // The keys and `makeValue` are user values that may hold another store, whose keys and
     // `makeValue` hold another, and so on: release them without nesting.
-    let table = self.table.withLock { table in
-      defer { table = Table() }
-      return table
-    }
+    var table = Table()
+    self.table.withLock { swap(&table, &$0) }
     Trampoline.release((consume table, makeValue.take()))
   }
 }

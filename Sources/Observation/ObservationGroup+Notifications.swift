@@ -72,21 +72,13 @@ extension ObservationGroup {
 }
 
 /// A group's observation of a notification.
-@MainActor
 final class NotificationMember<Payload: Sendable>: GroupMember {
-  /// A registration with the notification center, removed when released.
+  /// A run's registration with the notification center, which `end` undoes when the
+  /// registration is released.
   private final class Registration {
-    let center: NotificationCenter
-    let observer: any NSObjectProtocol
-
-    init(center: NotificationCenter, observer: any NSObjectProtocol) {
-      self.center = center
-      self.observer = observer
-    }
-
-    deinit {
-      center.removeObserver(observer)
-    }
+    let end: () -> Void
+    init(end: @escaping () -> Void) { self.end = end }
+    deinit { end() }
   }
 
   private let name: Notification.Name
@@ -95,9 +87,7 @@ final class NotificationMember<Payload: Sendable>: GroupMember {
   private let center: NotificationCenter
   private let payload: @Sendable (Notification) -> Payload
   private let handler: @MainActor @Sendable (Payload) -> Void
-  private var run = MemberRun()
   private var registration: Registration?
-  private var stopped: StopFlag?
 
   init(
     name: Notification.Name,
@@ -114,28 +104,24 @@ final class NotificationMember<Payload: Sendable>: GroupMember {
     self.handler = handler
   }
 
-  func start() {
-    guard let number = run.start() else { return }
+  override func begin() {
     // An object to filter by that is gone can post nothing more.
     if filtersByObject && object == nil { return }
     let stopped = StopFlag()
-    let relay = MainRelay<Payload>(stopped: stopped) { [weak self] payload in
-      guard let self, self.run.isCurrent(number) else { return }
-      self.handler(payload)
-    }
+    let relay = MainRelay<Payload>(stopped: stopped) { [weak self] in self?.handler($0) }
     let payload = self.payload
     let observer = center.addObserver(forName: name, object: object, queue: nil) { note in
       guard !stopped.isRaised else { return }
       relay.send(payload(note))
     }
-    self.stopped = stopped
-    registration = Registration(center: center, observer: observer)
+    registration = Registration { [center] in
+      // No payload is read, and no handler call starts, once the flag is up.
+      stopped.raise()
+      center.removeObserver(observer)
+    }
   }
 
-  func stop() {
-    run.stop()
-    _ = stopped?.raise()
-    stopped = nil
+  override func end() {
     registration = nil
   }
 }

@@ -61,36 +61,33 @@ extension ObservationGroup {
 /// while the member is stopped, or after it was removed, does nothing. A fire queues at most one
 /// main-queue hop; later fires fold into the one queued.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@MainActor
 final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember {
-  private let model: Model
-  private let keyPath: KeyPath<Model, Value>
+  /// Reads the property from the model, which it holds.
+  private let read: () -> Value
   private let handler: @MainActor @Sendable (AtomChange<Value>) -> Void
-  private var run = MemberRun()
+  /// The value last delivered, while running.
   private var last: Value?
-  let tracking = ObservableTracking()
+  /// The tracking, shared with the registrations.
+  let tracking = SharedTracking()
 
   init(
     _ model: Model, _ keyPath: KeyPath<Model, Value>,
     _ handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void
   ) {
-    self.model = model
-    self.keyPath = keyPath
+    read = { model[keyPath: keyPath] }
     self.handler = handler
   }
 
-  func start() {
-    guard run.start() != nil else { return }
+  override func begin() {
     // An armed registration has not fired, so nothing it tracks was written: it tracks the
     // same properties the key path reads now.
-    let value = tracking.start() ? model[keyPath: keyPath] : track()
+    let value = tracking.state.withLock { $0.start() } ? read() : track()
     last = value
     handler(.initial(value))
   }
 
-  func stop() {
-    run.stop()
-    tracking.stop()
+  override func end() {
+    tracking.state.withLock { $0.isRunning = false }
     last = nil
   }
 
@@ -99,95 +96,78 @@ final class ObservableMember<Model: Observable & AnyObject, Value>: GroupMember 
   /// installation would otherwise be missed, and its value never delivered.
   private func track() -> Value {
     let tracking = self.tracking
-    let registration = tracking.arm()
-    _ = withObservationTracking {
-      model[keyPath: keyPath]
-    } onChange: { [weak self] in
+    let registration = tracking.state.withLock { $0.arm() }
+    _ = withObservationTracking(read) { [weak self] in
       // Called on the writing thread: before a plain `@Observable` property stores the new
       // value, after an atom did.
-      guard tracking.fired(registration) else { return }
+      guard tracking.state.withLock({ $0.fired(registration) }) else { return }
       DispatchQueue.main.async {
         MainActor.assumeIsolated { self?.hopped() }
       }
     }
-    return model[keyPath: keyPath]
+    return read()
   }
 
   /// The hop a fire queued: delivers the value read now and arms the next registration, unless
-  /// the member is stopped or a registration is armed already (then `begin()` read the value
-  /// after the fire).
+  /// the member is stopped (nothing was delivered since) or a registration is armed already
+  /// (then `begin()` read the value after the fire).
   private func hopped() {
-    guard tracking.hopped(), run.isRunning, let old = last else { return }
+    guard tracking.state.withLock({ $0.hopped() }), let old = last else { return }
     let new = track()
     last = new
     handler(AtomChange(old: old, new: new))
   }
 }
 
-/// What an ``ObservableMember`` shares with its registrations, which fire on writing threads.
-final class ObservableTracking: Sendable {
-  private struct State {
-    /// The number of the registration armed and not fired yet, or `nil`.
-    var armed: Int?
-    /// The registrations armed so far (the next one's number).
-    var registrations = 0
-    /// Whether the member is running.
-    var isRunning = false
-    /// Whether a main-queue hop is queued and has not run yet.
-    var isHopQueued = false
-    /// The main-queue hops queued so far.
-    var hops = 0
-  }
+/// An ``ObservableMember``'s ``ObservableTracking`` under a lock, shared by the member on the
+/// main actor and its registrations, which fire on writing threads.
+final class SharedTracking: Sendable {
+  let state = Locked(ObservableTracking())
+}
 
-  private let state = Locked(State())
+/// The pure state machine behind an ``ObservableMember``'s registrations: which one is armed,
+/// whether the member runs, and whether a main-queue hop is queued.
+struct ObservableTracking {
+  /// The number of the registration armed and not fired yet, or `nil`.
+  private(set) var armed: Int?
+  /// The registrations armed so far (the next one's number).
+  private(set) var registrations = 0
+  /// Whether the member is running.
+  var isRunning = false
+  /// Whether a main-queue hop is queued and has not run yet.
+  private(set) var isHopQueued = false
+  /// The main-queue hops queued so far, for tests.
+  private(set) var hops = 0
 
   /// Records that the member started; returns whether a registration is armed.
-  func start() -> Bool {
-    state.withLock { state in
-      state.isRunning = true
-      return state.armed != nil
-    }
-  }
-
-  /// Records that the member stopped.
-  func stop() {
-    state.withLock { $0.isRunning = false }
+  mutating func start() -> Bool {
+    isRunning = true
+    return armed != nil
   }
 
   /// Records that a registration is being armed, and returns its number.
-  func arm() -> Int {
-    state.withLock { state in
-      defer { state.registrations += 1 }
-      state.armed = state.registrations
-      return state.registrations
-    }
+  mutating func arm() -> Int {
+    armed = registrations
+    registrations += 1
+    return registrations - 1
   }
 
   /// Registration `number` fired, on the writing thread; returns whether the caller is to queue
   /// a main-queue hop. Not when it is not the armed one (it fired before), when the member is
   /// stopped, or when a hop is queued already (it reads the value after this change).
-  func fired(_ number: Int) -> Bool {
-    state.withLock { state in
-      guard state.armed == number else { return false }
-      state.armed = nil
-      guard state.isRunning, !state.isHopQueued else { return false }
-      state.isHopQueued = true
-      state.hops += 1
-      return true
-    }
+  mutating func fired(_ number: Int) -> Bool {
+    guard armed == number else { return false }
+    armed = nil
+    guard isRunning, !isHopQueued else { return false }
+    isHopQueued = true
+    hops += 1
+    return true
   }
 
   /// The queued hop runs; returns whether it is to read and arm again: not when a
   /// registration is armed already.
-  func hopped() -> Bool {
-    state.withLock { state in
-      state.isHopQueued = false
-      return state.armed == nil
-    }
-  }
-
-  /// The registrations armed so far, and the main-queue hops they queued, for tests.
-  var counts: (registrations: Int, hops: Int) {
-    state.withLock { ($0.registrations, $0.hops) }
+  mutating func hopped() -> Bool {
+    isHopQueued = false
+    return armed == nil
   }
 }

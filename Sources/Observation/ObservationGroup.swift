@@ -45,7 +45,7 @@ public struct ObservationID: Hashable, Sendable {
 ///   handler that captures the group's owner strongly makes a cycle: capture `[weak self]`.
 @MainActor
 public final class ObservationGroup {
-  private var observations: [(id: ObservationID, member: any GroupMember)] = []
+  private var observations: [(id: ObservationID, member: GroupMember)] = []
   /// The next identifier, shared by every group (all on the main actor).
   private static var nextID = 0
 
@@ -78,10 +78,9 @@ public final class ObservationGroup {
   public func begin() {
     guard !isActive else { return }
     isActive = true
-    for (id, member) in observations {
-      guard isActive else { return }
-      guard contains(id) else { continue }
-      member.start()
+    for (id, member) in observations where isActive {
+      // A handler that ran meanwhile may have removed the member.
+      if observations.contains(where: { $0.id == id }) { member.start() }
     }
   }
 
@@ -97,9 +96,7 @@ public final class ObservationGroup {
   public func end() {
     guard isActive else { return }
     isActive = false
-    for (_, member) in observations {
-      member.stop()
-    }
+    for (_, member) in observations { member.stop() }
   }
 
   /// Removes an observation; it stops at once. Removing an unknown or already removed
@@ -143,7 +140,7 @@ public final class ObservationGroup {
   }
 
   /// Adds a member and starts it when the group is active.
-  func add(_ member: any GroupMember) -> ObservationID {
+  func add(_ member: GroupMember) -> ObservationID {
     let id = ObservationID(rawValue: Self.nextID)
     Self.nextID += 1
     observations.append((id, member))
@@ -151,57 +148,48 @@ public final class ObservationGroup {
     return id
   }
 
-  private func contains(_ id: ObservationID) -> Bool {
-    observations.contains { $0.id == id }
-  }
-
   /// The member of observation `id`, for tests.
-  func member(_ id: ObservationID) -> (any GroupMember)? {
+  func member(_ id: ObservationID) -> GroupMember? {
     observations.first { $0.id == id }?.member
   }
 }
 
-/// One observation of a group: started by `begin()`, stopped by `end()`. `Sendable` (as a
+/// One observation of a group: started by `begin()`, stopped by `end()`. Each start begins a new
+/// run; a subclass starts delivering in ``begin()`` and stops in ``end()``. `Sendable` (as a
 /// main-actor class is), so that a group released off the main actor can hand its members on.
 @MainActor
-protocol GroupMember: AnyObject, Sendable {
+class GroupMember {
+  /// The number of the run going on, or `nil` while stopped: a delivery from an earlier run,
+  /// still on its way to the main queue, must not reach the handler.
+  private(set) var run: Int?
+  /// The runs started so far.
+  private var runs = 0
+
+  /// Starts a run, unless one is going on.
+  final func start() {
+    guard run == nil else { return }
+    runs += 1
+    run = runs
+    begin()
+  }
+
+  /// Stops the run: no handler call starts after this returns.
+  final func stop() {
+    run = nil
+    end()
+  }
+
   /// Starts delivering; a source with a value delivers it before returning.
-  func start()
+  func begin() {}
+
   /// Stops delivering: no handler call starts after this returns.
-  func stop()
-}
-
-/// Whether a group member runs, and which run a delivery belongs to: a delivery from an
-/// earlier run, still on its way to the main queue, must not reach the handler.
-struct MemberRun {
-  private(set) var isRunning = false
-  private var generation = 0
-
-  /// Starts a run, unless one is running; returns its number, or `nil`.
-  mutating func start() -> Int? {
-    guard !isRunning else { return nil }
-    isRunning = true
-    generation += 1
-    return generation
-  }
-
-  /// Ends the current run.
-  mutating func stop() {
-    isRunning = false
-  }
-
-  /// Whether run `number` is the one running.
-  func isCurrent(_ number: Int) -> Bool {
-    isRunning && generation == number
-  }
+  func end() {}
 }
 
 /// A group's observation of a ``Watchable``.
-@MainActor
 final class WatchableMember<Source: Watchable>: GroupMember {
   private let source: Source
   private let handler: @MainActor @Sendable (AtomChange<Source.Value>) -> Void
-  private var run = MemberRun()
   private var token: WatchToken?
 
   init(
@@ -211,23 +199,19 @@ final class WatchableMember<Source: Watchable>: GroupMember {
     self.handler = handler
   }
 
-  func start() {
-    guard let number = run.start() else { return }
+  override func begin() {
+    let run = self.run
     // Started on the main queue, the initial value is delivered before `watchOnMain` returns;
     // its handler may already have stopped this run (or stopped it and started another).
     let started = source.watchOnMain(includingInitial: true) { [weak self] change in
-      guard let self, self.run.isCurrent(number) else { return }
+      guard let self, self.run == run else { return }
       self.handler(change)
     }
-    if run.isCurrent(number) {
-      token = started
-    } else {
-      started.cancel()
-    }
+    // A token not kept is released here, which cancels its watch.
+    if self.run == run { token = started }
   }
 
-  func stop() {
-    run.stop()
+  override func end() {
     token?.cancel()
     token = nil
   }

@@ -88,25 +88,15 @@ final class ChangeBuffer<Value: Sendable>: Sendable {
   final class Feed: Sendable {
     let buffer: ChangeBuffer
 
-    init(_ buffer: ChangeBuffer) {
-      self.buffer = buffer
-    }
-
-    deinit {
-      buffer.finish(droppingBuffered: false)
-    }
+    init(_ buffer: ChangeBuffer) { self.buffer = buffer }
+    deinit { buffer.finish(droppingBuffered: false) }
   }
 
-  /// Hands `change` to the waiting task, or buffers it.
+  /// Hands `change` to the waiting task, or buffers it (unless the buffer is finished).
   func push(_ change: AtomChange<Value>) {
-    let waiter = state.withLock { state -> Waiter? in
-      if state.isFinished { return nil }
-      guard let waiter = state.waiter else {
-        state.changes.append(change)
-        return nil
-      }
-      state.waiter = nil
-      return waiter
+    let waiter = state.withLock { state in
+      if state.waiter == nil && !state.isFinished { state.changes.append(change) }
+      return state.waiter.take()
     }
     waiter?.resume(returning: change)
   }
@@ -114,13 +104,11 @@ final class ChangeBuffer<Value: Sendable>: Sendable {
   /// Ends the buffer: the waiting task, and every later `next()` once the buffered changes are
   /// read (or at once, `droppingBuffered`), get `nil`.
   func finish(droppingBuffered: Bool) {
-    let (waiter, dropped) = state.withLock { state in
+    var dropped = FIFO<AtomChange<Value>>()
+    let waiter = state.withLock { state in
       state.isFinished = true
-      defer {
-        state.waiter = nil
-        if droppingBuffered { state.changes = FIFO() }
-      }
-      return (state.waiter, droppingBuffered ? state.changes : FIFO())
+      if droppingBuffered { swap(&dropped, &state.changes) }
+      return state.waiter.take()
     }
     waiter?.resume(returning: nil)
     _ = consume dropped  // released here, after unlocking: the changes hold user values
@@ -129,10 +117,8 @@ final class ChangeBuffer<Value: Sendable>: Sendable {
   deinit {
     // A buffered change may hold another iteration, whose buffer holds another, and so on:
     // release them without nesting.
-    let changes = state.withLock { state in
-      defer { state.changes = FIFO() }
-      return state.changes
-    }
+    var changes = FIFO<AtomChange<Value>>()
+    state.withLock { swap(&changes, &$0.changes) }
     Trampoline.release(consume changes)
   }
 

@@ -29,10 +29,7 @@ extension Watchable {
   ) {
     let keeper = TokenKeeper()
     let token = watch(includingInitial: includingInitial) { [weak owner] change in
-      guard let owner else {
-        keeper.cancel()
-        return
-      }
+      guard let owner else { return keeper.cancel() }
       handler(owner, change)
     }
     keeper.keep(token)
@@ -42,30 +39,22 @@ extension Watchable {
 /// Holds the token of an owner-bound watch inside the watch itself, so the watch lives until it
 /// cancels itself; a cancel that comes before the token arrives cancels it on arrival.
 final class TokenKeeper: Sendable {
-  private enum State {
-    case waiting
-    case holding(WatchToken)
-    case cancelled
-  }
-
-  private let state = Locked(State.waiting)
+  private let state = Locked((token: WatchToken?.none, isCancelled: false))
 
   /// Keeps `token`, or cancels it when ``cancel()`` came first.
   func keep(_ token: WatchToken) {
-    let cancelled = state.withLock { state -> Bool in
-      guard case .waiting = state else { return true }
-      state = .holding(token)
-      return false
+    let isCancelled = state.withLock { state in
+      if !state.isCancelled { state.token = token }
+      return state.isCancelled
     }
-    if cancelled { token.cancel() }
+    if isCancelled { token.cancel() }
   }
 
   /// Cancels the kept token and lets it go.
   func cancel() {
-    let token = state.withLock { state -> WatchToken? in
-      defer { state = .cancelled }
-      if case .holding(let token) = state { return token }
-      return nil
+    let token = state.withLock { state in
+      state.isCancelled = true
+      return state.token.take()
     }
     token?.cancel()
   }

@@ -83,7 +83,8 @@ final class SharedModel: Observable, Sendable {
   private func counts(
     _ group: ObservationGroup, _ id: ObservationID
   ) -> (registrations: Int, hops: Int)? {
-    (group.member(id) as? ObservableMember<Session, String>)?.tracking.counts
+    let member = group.member(id) as? ObservableMember<Session, String>
+    return member?.tracking.state.withLock { ($0.registrations, $0.hops) }
   }
 
   @Test func deliversTheInitialValueThenEachChangeAfterItWasStored() async throws {
@@ -228,7 +229,7 @@ final class SharedModel: Observable, Sendable {
     #expect(throughModel.map(\.new) == [0, 1, 3])
     #expect(throughModel.dropFirst().map(\.old) == [0, 1])
     let member = group.member(id) as? ObservableMember<CounterModel, Int>
-    #expect(member?.tracking.counts.hops == 2)  // one hop per report: nothing twice
+    #expect(member?.tracking.state.withLock { $0.hops } == 2)  // one hop per report: nothing twice
     group.end()
     model.count.set(4)
     await mainQueueTurn()
@@ -339,7 +340,7 @@ final class SharedModel: Observable, Sendable {
     let member = group.member(id) as? ObservableMember<Session, String>
     group.remove(id)
     session.status = "after remove"
-    #expect(member?.tracking.counts.hops == 0)
+    #expect(member?.tracking.state.withLock { $0.hops } == 0)
     await mainQueueTurn()
     #expect(changes.count == 1)
     #expect(group.count == 0)
@@ -394,7 +395,9 @@ final class SharedModel: Observable, Sendable {
     for writer in writers { await writer.opened() }
     group.end()
     let member = group.member(id) as? ObservableMember<Model, Int>
-    let counts = member?.tracking.counts
+    let counts = member?.tracking.state.withLock {
+      (registrations: $0.registrations, hops: $0.hops)
+    }
     // One hop per registration that fired, one handler call per hop: none ran twice.
     #expect(changes >= rearms)
     #expect(counts.map { $0.hops <= $0.registrations } == true)
@@ -416,50 +419,51 @@ final class SharedModel: Observable, Sendable {
   }
 
   @Test func aRegistrationCountsOnceHoweverOftenItFiresAndOnlyWhileItIsTheArmedOne() {
-    let tracking = ObservableTracking()
-    #expect(!tracking.start())  // nothing armed yet: the member reads and arms
+    var tracking = ObservableTracking()
+    #expect(tracking.start() == false)  // nothing armed yet: the member reads and arms
     let first = tracking.arm()
-    #expect(tracking.fired(first))  // queues the hop
-    #expect(!tracking.fired(first))  // the toolchain fires it again: nothing more
-    #expect(tracking.hopped())  // the hop reads and arms again
+    #expect(tracking.fired(first) == true)  // queues the hop
+    #expect(tracking.fired(first) == false)  // the toolchain fires it again: nothing more
+    #expect(tracking.hopped() == true)  // the hop reads and arms again
     let second = tracking.arm()
-    #expect(!tracking.fired(first))  // the old one fires once more: still nothing
-    #expect(tracking.fired(second))
-    #expect(tracking.counts.registrations == 2)
-    #expect(tracking.counts.hops == 2)
+    #expect(tracking.fired(first) == false)  // the old one fires once more: still nothing
+    #expect(tracking.fired(second) == true)
+    #expect(tracking.registrations == 2)
+    #expect(tracking.hops == 2)
   }
 
   @Test func firesWhileAHopIsQueuedFoldIntoIt() {
-    let tracking = ObservableTracking()
+    var tracking = ObservableTracking()
     _ = tracking.start()
     let first = tracking.arm()
-    #expect(tracking.fired(first))
+    #expect(tracking.fired(first) == true)
     // The member stopped and started again before the hop ran, and armed a new registration.
-    tracking.stop()
-    #expect(!tracking.start())
+    tracking.isRunning = false
+    #expect(tracking.start() == false)
     let second = tracking.arm()
-    #expect(!tracking.fired(second))  // a hop is queued: it reads the value after this change
-    #expect(tracking.hopped())  // and it arms again, since the fire disarmed the second one
-    #expect(tracking.counts.hops == 1)
+    // A hop is queued: it reads the value after this change.
+    #expect(tracking.fired(second) == false)
+    #expect(tracking.hopped() == true)  // and it arms again, since the fire disarmed the second one
+    #expect(tracking.hops == 1)
   }
 
   @Test func aHopFindingARegistrationArmedNeitherReadsNorArms() {
-    let tracking = ObservableTracking()
+    var tracking = ObservableTracking()
     _ = tracking.start()
-    #expect(tracking.fired(tracking.arm()))
-    tracking.stop()
+    #expect(tracking.fired(tracking.arm()) == true)
+    tracking.isRunning = false
     _ = tracking.start()
     _ = tracking.arm()  // begin() armed one and read the value after the fire
-    #expect(!tracking.hopped())
+    #expect(tracking.hopped() == false)
   }
 
   @Test func aFireWhileStoppedQueuesNothingAndTheNextStartArms() {
-    let tracking = ObservableTracking()
+    var tracking = ObservableTracking()
     _ = tracking.start()
     let first = tracking.arm()
-    tracking.stop()
-    #expect(!tracking.fired(first))
-    #expect(!tracking.start())  // it fired: nothing is armed
-    #expect(tracking.counts.hops == 0)
+    tracking.isRunning = false
+    #expect(tracking.fired(first) == false)
+    #expect(tracking.start() == false)  // it fired: nothing is armed
+    #expect(tracking.hops == 0)
   }
 }

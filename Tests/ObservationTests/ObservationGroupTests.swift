@@ -120,6 +120,24 @@ import TinyInternals
     group.end()
   }
 
+  @Test func anInitialHandlerThatEndsTheGroupThenChangesItsSourceSeesNothingMore() {
+    let count = Atom(0)
+    let group = ObservationGroup()
+    var seen: [Int] = []
+    group.observe(count) { change in
+      seen.append(change.new)
+      if change.isInitial {
+        group.end()
+        count.set(1)  // reaches the watch before `watchOnMain` returns: its run has ended
+      }
+    }
+    group.begin()
+    #expect(seen == [0])
+    #expect(count.watcherCount == 0)  // the ended run's watch is not kept
+    count.set(2)
+    #expect(seen == [0])
+  }
+
   @Test func endAndBeginAgainFromInsideAHandler() {
     let count = Atom(0)
     let group = ObservationGroup()
@@ -282,15 +300,20 @@ import TinyInternals
   }
 
   @Test func memberRunsTellStaleDeliveriesApart() {
-    var run = MemberRun()
-    let first = run.start()
-    #expect(first == 1)
-    #expect(run.start() == nil)  // already running
-    #expect(run.isCurrent(1))
-    run.stop()
-    #expect(!run.isCurrent(1))
-    #expect(run.start() == 2)
-    #expect(!run.isCurrent(1))
-    #expect(run.isCurrent(2))
+    final class Member: GroupMember {
+      var log: [String] = []
+      override func begin() { log.append("begin \(run ?? 0)") }
+      override func end() { log.append("end") }
+    }
+    let member = Member()
+    #expect(member.run == nil)
+    member.start()
+    #expect(member.run == 1)
+    member.start()  // already running: no second begin
+    member.stop()
+    #expect(member.run == nil)
+    member.start()
+    #expect(member.run == 2)  // a new run: deliveries of run 1 no longer match
+    #expect(member.log == ["begin 1", "end", "begin 2"])
   }
 }

@@ -16,37 +16,37 @@ import TinyTestSupport
     // Everything sent while a drain runs or is scheduled joins it, from anywhere.
     #expect(relay.send(2, onMainQueue: true) == .none)
     #expect(relay.send(3, onMainQueue: false) == .none)
-    #expect(relay.next() == 1)
-    #expect(relay.next() == 2)
-    #expect(relay.next() == 3)
-    #expect(relay.next() == nil)
+    #expect(relay.next() == [1, 2, 3])
+    #expect(relay.isDraining)  // the drain ends only when it finds nothing
+    #expect(relay.send(4, onMainQueue: true) == .none)
+    #expect(relay.next() == [4])
+    #expect(relay.next() == [])
     #expect(!relay.isDraining)
-    #expect(relay.send(4, onMainQueue: true) == .drainNow)  // nothing earlier waits
+    #expect(relay.send(5, onMainQueue: true) == .drainNow)  // nothing earlier waits
   }
 
-  @Test func stoppingDropsWaitingItemsAndRefusesLaterOnes() {
+  @Test func takingTheWaitingItemsHandsThemBackAndEmptiesTheQueue() {
     var relay = RelayState<Int>()
     _ = relay.send(1, onMainQueue: false)
     _ = relay.send(2, onMainQueue: false)
-    var dropped = relay.stop()  // handed back, to release after unlocking
-    #expect(dropped.popFirst() == 1)
-    #expect(dropped.popFirst() == 2)
-    #expect(dropped.isEmpty)
-    #expect(relay.waitingCount == 0)
-    #expect(relay.next() == nil)  // the scheduled drain finds nothing and ends
+    #expect(relay.takeWaiting() == [1, 2])  // handed back, to release after unlocking
+    #expect(relay.waiting.isEmpty)
+    #expect(relay.next() == [])  // the scheduled drain finds nothing and ends
     #expect(!relay.isDraining)
-    #expect(relay.send(3, onMainQueue: true) == .none)
-    #expect(relay.next() == nil)
-    #expect(relay.isStopped)
   }
 
   @Test func everyInterleavingHandsOverEachItemOnceInOrder() {
-    // Steps: 0 send off-main, 1 send on main, 2 a drain takes the next item.
+    // Steps: 0 send off-main, 1 send on main, 2 a drain takes the items waiting.
     func run(_ steps: [Int]) {
       var relay = RelayState<Int>()
       var sent = 0
       var received: [Int] = []
       var draining = false
+      func drainStep() {
+        let items = relay.next()
+        received += items
+        if items.isEmpty { draining = false }
+      }
       for step in steps {
         switch step {
         case 0, 1:
@@ -55,13 +55,10 @@ import TinyTestSupport
           #expect((action != .none) == !draining, "\(steps)")
           if action != .none { draining = true }
         default:
-          guard draining else { continue }
-          if let item = relay.next() { received.append(item) } else { draining = false }
+          if draining { drainStep() }
         }
       }
-      while draining {
-        if let item = relay.next() { received.append(item) } else { draining = false }
-      }
+      while draining { drainStep() }
       #expect(received == Array(1..<sent + 1), "\(steps)")
     }
     var steps: [[Int]] = [[]]

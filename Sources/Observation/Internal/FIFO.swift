@@ -1,37 +1,28 @@
-/// A first-in, first-out queue that keeps its storage, so a queue that fills and drains over and
-/// over stops allocating once it has grown to its largest size. A removed element is released at
-/// once.
-@usableFromInline struct FIFO<Element> {
-  @usableFromInline var storage: [Element?] = []
-  @usableFromInline var head = 0
-
-  @inlinable init() {}
+/// A first-in, first-out queue made of two stacks: elements go onto `back`; when `front` runs
+/// dry, it takes all of `back` at once, reversed, so each element moves once. Both keep their
+/// storage, so a queue that fills and drains over and over stops allocating once it has grown to
+/// its largest size. A removed element is released at once.
+struct FIFO<Element> {
+  /// The elements appended since `front` last took them, the newest at the end.
+  private(set) var back: [Element] = []
+  /// The elements to remove next, the first at the end.
+  private(set) var front: [Element] = []
 
   /// Whether the queue holds no element.
-  @inlinable var isEmpty: Bool { head == storage.count }
-
-  /// The number of elements in the queue.
-  @inlinable var count: Int { storage.count - head }
+  var isEmpty: Bool { front.isEmpty && back.isEmpty }
 
   /// Adds `element` at the back.
-  @inlinable mutating func append(_ element: Element) {
-    storage.append(element)
+  mutating func append(_ element: Element) {
+    back.append(element)
   }
 
   /// Removes and returns the front element, or returns `nil` when the queue is empty.
-  @inlinable mutating func popFirst() -> Element? {
-    guard head < storage.count else { return nil }
-    let element = storage[head]
-    storage[head] = nil
-    head += 1
-    if head == storage.count {
-      storage.removeAll(keepingCapacity: true)
-      head = 0
-    } else if head >= 32, head * 2 >= storage.count {
-      storage.removeFirst(head)
-      head = 0
+  mutating func popFirst() -> Element? {
+    if front.isEmpty {
+      front.append(contentsOf: back.reversed())
+      back.removeAll(keepingCapacity: true)
     }
-    return element
+    return front.popLast()
   }
 }
 

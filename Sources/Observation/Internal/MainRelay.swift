@@ -5,8 +5,7 @@ import TinyInternals
 /// main queue with nothing waiting, otherwise through one main-queue block per run of items.
 ///
 /// Items keep the order in which their sends took the relay's lock (a watched atom sends
-/// serially, in delivery order). Once `stopped` is raised, or after ``stop()``, no handler call
-/// starts.
+/// serially, in delivery order). Once `stopped` is raised, no handler call starts.
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
   private let stopped: StopFlag
@@ -35,27 +34,27 @@ final class MainRelay<Item: Sendable>: Sendable {
     case .drainNow:
       MainActor.assumeIsolated { drain() }
     case .scheduleDrain:
-      DispatchQueue.main.async {
-        MainActor.assumeIsolated { self.drain() }
-      }
+      DispatchQueue.main.async { MainActor.assumeIsolated { self.drain() } }
     case .none:
       break
     }
   }
 
-  /// Drops the waiting items (released after unlocking); no handler call starts after this
-  /// returns.
+  /// Drops the waiting items (released after unlocking), once `stopped` is raised: their user
+  /// values need not wait for a drain that would skip them.
   func stop() {
-    _ = state.withLock { $0.stop() }
+    _ = state.withLock { $0.takeWaiting() }
   }
 
+  /// Hands the waiting items over, oldest first, until none waits; once `stopped` is raised, it
+  /// drops the rest.
   @MainActor private func drain() {
-    while let item = state.withLock({ $0.next() }) {
-      if stopped.isRaised {
-        _ = state.withLock { $0.stop() }
-        continue
+    while true {
+      let items = state.withLock { $0.next() }
+      if items.isEmpty { return }
+      for item in items where !stopped.isRaised {
+        handler(item)
       }
-      handler(item)
     }
   }
 }
@@ -65,55 +64,38 @@ final class MainRelay<Item: Sendable>: Sendable {
 ///
 /// Items arrive one at a time (their source delivers serially) and leave in the same order. An
 /// item sent on the main queue while nothing is waiting or draining runs at once, on the
-/// sender; anything else joins the queue, and only the first item of a run asks for a drain to
-/// be scheduled, so one main-queue block serves every item that arrives before it runs.
-struct RelayState<Item> {
-  /// What the sender of an item must do.
-  enum Action: Equatable {
-    /// Drain now, on this thread (it is the main queue): the item is first in line.
-    case drainNow
-    /// Schedule a drain on the main queue.
-    case scheduleDrain
-    /// Nothing: a drain that is running or scheduled will reach the item.
-    case none
-  }
+/// sender; anything else joins the waiting items, and only the first item of a run asks for a
+/// drain to be scheduled, so one main-queue block serves every item that arrives before it runs.
+struct RelayState<Item: Sendable>: Sendable {
+  /// What the sender of an item must do: `drainNow`, on this thread (it is the main queue: the
+  /// item is first in line); `scheduleDrain` on the main queue; or nothing (`none`): a drain that
+  /// is running or scheduled will reach the item.
+  enum Action: Equatable { case drainNow, scheduleDrain, none }
 
-  private var waiting = FIFO<Item>()
+  /// The items waiting for a drain, oldest first.
+  private(set) var waiting: [Item] = []
 
   /// Whether a drain is running or scheduled.
   private(set) var isDraining = false
 
-  /// Whether the relay was stopped; a stopped relay drops every item.
-  private(set) var isStopped = false
-
-  /// The number of items waiting.
-  var waitingCount: Int { waiting.count }
-
   /// Accepts an item sent from the main queue (`onMainQueue`) or from elsewhere.
   mutating func send(_ item: Item, onMainQueue: Bool) -> Action {
-    guard !isStopped else { return .none }
     waiting.append(item)
     if isDraining { return .none }
     isDraining = true
     return onMainQueue ? .drainNow : .scheduleDrain
   }
 
-  /// Called by a drain: the next item to hand over, or `nil`, which ends the drain.
-  mutating func next() -> Item? {
-    if !isStopped, let item = waiting.popFirst() {
-      return item
-    }
-    isDraining = false
-    return nil
+  /// Called by a drain: the items to hand over next, oldest first; none ends the drain.
+  mutating func next() -> [Item] {
+    if waiting.isEmpty { isDraining = false }
+    return takeWaiting()
   }
 
-  /// Stops the relay: later items are refused, and the waiting ones are returned, for the
-  /// caller to release after unlocking (they hold user values).
-  mutating func stop() -> FIFO<Item> {
-    isStopped = true
-    defer { waiting = FIFO() }
+  /// Takes the waiting items out, for the caller to release after unlocking (they hold user
+  /// values).
+  mutating func takeWaiting() -> [Item] {
+    defer { waiting = [] }
     return waiting
   }
 }
-
-extension RelayState: Sendable where Item: Sendable {}
