@@ -35,7 +35,7 @@ extension DerivedAtom: Observable {}
 @usableFromInline struct AtomObservation<Value: Sendable>: Sendable {
   #if canImport(Darwin)
     /// The registrar, where the framework exists (macOS 14, iOS 17, tvOS 17, watchOS 10).
-    let registrar: (any Sendable)?
+    @usableFromInline let registrar: (any Sendable)?
   #else
     @usableFromInline let registrar = ObservationRegistrar()
   #endif
