@@ -1,4 +1,24 @@
 extension Atom {
+  /// The value without pending optimistic updates: the value their commits started from, with
+  /// the commits that succeeded and the plain updates made since. Equal to ``value`` when no
+  /// optimistic update is pending.
+  public var confirmedValue: Value {
+    state.withLock { $0.confirmedValue }
+  }
+
+  /// ``update(_:)`` on the path that handles optimistic layers: `body` changes the confirmed
+  /// value, and the layers re-apply on top.
+  @usableFromInline func update<Failure: Error>(
+    confirming body: (inout Value) throws(Failure) -> Void, error: (any Error)?
+  ) throws(Failure) -> Value {
+    var outcome = Outcome<Value>()
+    let value = try state.withLock { (state) throws(Failure) in
+      try state.update(confirming: body, error: error, &outcome)
+    }
+    if let batch = outcome.batch { deliver(batch) }
+    return value
+  }
+
   /// Shows a local change at once, then commits it (for example to a server); if the commit
   /// fails, takes back exactly that change and rethrows the error.
   ///
@@ -213,4 +233,16 @@ enum CommitsInProgress {
   /// The atoms: usually none or one. They are held, not just identified, so that a task started
   /// inside a commit and outliving its atom never mistakes a new atom at the same address for it.
   @TaskLocal static var current: [any AnyObject & Sendable] = []
+}
+
+/// What a transition of the optimistic path leaves the atom to do after unlocking: the batch to
+/// deliver, and the values it replaced, to release.
+struct Outcome<Value: Sendable> {
+  var batch: Batch<Value>?
+  /// The visible value a change replaced (when no batch carries it as the change's `old`), or
+  /// the copy a throwing body left behind.
+  var replaced: Value?
+  /// What optimistic layers replaced: the old confirmed value, and the values the layers went
+  /// through on the way to the new visible value.
+  var replacedUnderLayers: [Value]?
 }

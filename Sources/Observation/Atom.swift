@@ -61,18 +61,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     }
   }
 
-  /// The value, read without telling Observation, for a derived atom's recomputation.
-  @inlinable var untrackedValue: Value {
-    state.withLock { $0.value }
-  }
-
-  /// The value without pending optimistic updates: the value their commits started from, with
-  /// the commits that succeeded and the plain updates made since. Equal to ``value`` when no
-  /// optimistic update is pending.
-  public var confirmedValue: Value {
-    state.withLock { $0.confirmedValue }
-  }
-
   /// Changes the value atomically and returns the new value.
   ///
   /// `body` runs exactly once, under the atom's lock, so no other change can interleave: it is
@@ -118,19 +106,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
     return value
   }
 
-  /// ``update(_:)`` on the path that handles optimistic layers: `body` changes the confirmed
-  /// value, and the layers re-apply on top.
-  @usableFromInline func update<Failure: Error>(
-    confirming body: (inout Value) throws(Failure) -> Void, error: (any Error)?
-  ) throws(Failure) -> Value {
-    var outcome = Outcome<Value>()
-    let value = try state.withLock { (state) throws(Failure) in
-      try state.update(confirming: body, error: error, &outcome)
-    }
-    if let batch = outcome.batch { deliver(batch) }
-    return value
-  }
-
   /// Replaces the value.
   ///
   /// The same as `update { $0 = newValue }`: while optimistic updates are pending, it replaces
@@ -144,68 +119,6 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// - Parameter newValue: The new value.
   @inlinable public func set(_ newValue: Value) {
     update { $0 = newValue }
-  }
-
-  /// Watches the atom; see ``Watchable/watch(includingInitial:_:)``.
-  ///
-  /// ```swift
-  /// let token = name.watch(includingInitial: true) { change in print(change.new) }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - includingInitial: Whether to deliver the current value first, flagged
-  ///     ``AtomChange/isInitial``.
-  ///   - handler: Receives each change.
-  /// - Returns: A token that keeps the watch running; cancel or release it to stop.
-  public func watch(
-    includingInitial: Bool, _ handler: @escaping @Sendable (AtomChange<Value>) -> Void
-  ) -> WatchToken {
-    add(Recipient(handler), includingInitial: includingInitial)
-  }
-
-  /// Watches the atom on the main queue; see ``Watchable/watchOnMain(includingInitial:_:)``.
-  ///
-  /// ```swift
-  /// let token = name.watchOnMain(includingInitial: true) { change in label.text = change.new }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - includingInitial: Whether to deliver the current value first, flagged
-  ///     ``AtomChange/isInitial``.
-  ///   - handler: Receives each change on the main actor.
-  /// - Returns: A token that keeps the watch running; cancel or release it to stop.
-  public func watchOnMain(
-    includingInitial: Bool, _ handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void
-  ) -> WatchToken {
-    add(Recipient(onMain: handler), includingInitial: includingInitial)
-  }
-
-  /// The number of watches running, for tests.
-  var watcherCount: Int {
-    state.withLock { $0.recipients.count }
-  }
-
-  /// Whether a change reports to Observation's registrar: once the value was read, for tests.
-  var reportsToObservation: Bool {
-    state.withLock { $0.isRead }
-  }
-
-  private func add(_ recipient: Recipient<Value>, includingInitial: Bool) -> WatchToken {
-    let onMainQueue = includingInitial && MainQueue.isCurrent
-    let (batch, mainAction) = state.withLock {
-      $0.add(recipient, includingInitial: includingInitial, onMainQueue: onMainQueue)
-    }
-    let flag = recipient.flag
-    let token = WatchToken(flag: flag) { [weak self] in
-      // The removed watch is released after unlocking, and without nesting: its handler may
-      // hold other watches' tokens, whose handlers hold others, and so on.
-      guard let removed = self?.state.withLock({ $0.remove(flag) }) else { return }
-      removed.relay?.stop()
-      Trampoline.release(consume removed)
-    }
-    if let mainAction { recipient.relay?.perform(mainAction) }
-    if let batch = consume batch { deliver(batch) }
-    return token
   }
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
@@ -255,44 +168,49 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   }
 }
 
-extension Atom where Value: Equatable {
-  /// Replaces the value with `newValue` if it equals `expected`, atomically; returns whether it
-  /// did.
-  ///
-  /// When the value differs, nothing changes and no change is delivered. While optimistic
-  /// updates are pending, the comparison and the replacement are made on the confirmed value,
-  /// as for every plain update.
-  ///
-  /// `==` is user code, so it runs outside the atom's lock, on a snapshot of the value; when the
-  /// atom changed between the snapshot and the replacement, the comparison runs again on the
-  /// new value. So `==` may run more than once, and may use the atom.
-  ///
-  /// ```swift
-  /// let name = Atom("Ada")
-  /// name.compareAndSet(expected: "Ada", to: "Bob")    // true; name.value == "Bob"
-  /// name.compareAndSet(expected: "Ada", to: "Eve")    // false; still "Bob"
-  /// ```
+/// One change of a watched value: the value before, the value after, and the error of a failed
+/// optimistic commit that caused it, if any.
+///
+/// A change with ``isInitial`` set is not a change at all but the current value, delivered first
+/// to a watch started with `includingInitial: true` and by ``ObservationGroup/begin()``; its
+/// ``old`` and ``new`` are the same value.
+///
+/// ```swift
+/// let token = name.watch { change in
+///   print(change.old, "→", change.new)      // "" → "Ada"
+/// }
+/// name.set("Ada")
+/// ```
+public struct AtomChange<Value> {
+  /// The value before the change (for an initial delivery, the current value).
+  public let old: Value
+  /// The value after the change: what ``Watchable/value`` returned right after it took effect.
+  public let new: Value
+  /// The error of the failed optimistic commit whose rollback made this change; `nil` for every
+  /// other change.
+  public let error: (any Error)?
+  /// Whether this is the initial delivery of the current value rather than a change.
+  public let isInitial: Bool
+
+  /// Creates a change; types that adopt ``Watchable`` use it to describe their changes.
   ///
   /// - Parameters:
-  ///   - expected: The value the atom must hold for the replacement to happen.
-  ///   - newValue: The replacement.
-  /// - Returns: Whether the value was replaced.
-  @discardableResult
-  public func compareAndSet(expected: Value, to newValue: Value) -> Bool {
-    while true {
-      // `==` is user code: compare a snapshot outside the lock, then replace the value only if
-      // nothing changed since the snapshot; otherwise compare again.
-      let (current, version) = state.withLock { ($0.confirmedValue, $0.version) }
-      guard current == expected else { return false }
-      var outcome = Outcome<Value>()
-      let swapped = state.withLock { state -> Bool in
-        guard state.version == version else { return false }
-        _ = state.update(confirming: { $0 = newValue }, error: nil, &outcome)
-        return true
-      }
-      guard swapped else { continue }
-      if let batch = outcome.batch { deliver(batch) }
-      return true
-    }
+  ///   - old: The value before the change.
+  ///   - new: The value after the change.
+  ///   - error: The error that caused the change, if any.
+  ///   - isInitial: Whether this is an initial delivery; then `old` and `new` should be equal.
+  @inlinable
+  public init(old: Value, new: Value, error: (any Error)? = nil, isInitial: Bool = false) {
+    self.old = old
+    self.new = new
+    self.error = error
+    self.isInitial = isInitial
+  }
+
+  /// The initial delivery of `value`: `old` and `new` are both `value`.
+  static func initial(_ value: Value) -> Self {
+    Self(old: value, new: value, isInitial: true)
   }
 }
+
+extension AtomChange: Sendable where Value: Sendable {}

@@ -1,9 +1,4 @@
-#if canImport(Darwin)
-  import TinyInternals
-#else
-  import Synchronization
-  import TinyInternals
-#endif
+import TinyInternals
 
 /// Keeps a watch running: call ``cancel()`` or release the token to stop it.
 ///
@@ -64,41 +59,5 @@ public final class WatchToken: Sendable {
     // The closure may hold the next token of a chain, whose closure holds the next one, and so
     // on: release it without nesting.
     Trampoline.release(onCancel.take())
-  }
-}
-
-/// A flag that is raised once and never lowered, read and raised from any thread: a watch's stop
-/// flag, which its token raises and every delivery checks.
-@usableFromInline final class StopFlag: Sendable {
-  #if canImport(Darwin)
-    let raised = Locked(false)
-  #else
-    // An atomic, not the lock: the goal of a set to 10 watchers needs a delivery to read each
-    // watcher's flag without taking a lock.
-    let raised = Atomic(false)
-  #endif
-
-  init() {}
-
-  /// Whether the flag is up.
-  var isRaised: Bool {
-    #if canImport(Darwin)
-      raised.withLock { $0 }
-    #else
-      raised.load(ordering: .acquiring)
-    #endif
-  }
-
-  /// Raises the flag; returns whether this call raised it (it was down).
-  @discardableResult
-  func raise() -> Bool {
-    #if canImport(Darwin)
-      raised.withLock { raised in
-        defer { raised = true }
-        return !raised
-      }
-    #else
-      !raised.exchange(true, ordering: .acquiringAndReleasing)
-    #endif
   }
 }

@@ -1,4 +1,9 @@
-import TinyInternals
+#if canImport(Darwin)
+  import TinyInternals
+#else
+  import Synchronization
+  import TinyInternals
+#endif
 
 /// Everything an ``Atom`` guards with its one lock, and every transition of it. Pure: the atom
 /// runs these under its lock, then, after unlocking, does what they hand back: deliver a batch,
@@ -109,28 +114,6 @@ import TinyInternals
     return waiting
   }
 
-  /// Adds a watch. With `initial`, its initial change is queued first: a main-queue watch's in
-  /// its relay (perform the returned action outside the lock), any other's as a batch of its own
-  /// (deliver it when one is returned).
-  mutating func add(
-    _ recipient: Recipient<Value>, includingInitial: Bool, onMainQueue: Bool
-  ) -> (batch: Batch<Value>?, mainAction: RelayState<AtomChange<Value>>.Action?) {
-    recipients.append(recipient)
-    guard includingInitial else { return (nil, nil) }
-    let initial = AtomChange.initial(value)
-    if let relay = recipient.relay {
-      return (nil, relay.enqueue(initial, onMainQueue: onMainQueue))
-    }
-    return (submit(Batch(initial, to: [recipient], reporting: false)), nil)
-  }
-
-  /// Removes the watch `flag` names and hands it back, to release after unlocking; batches
-  /// already made still hold it, and skip it by its stop flag.
-  mutating func remove(_ flag: StopFlag) -> Recipient<Value>? {
-    guard let index = recipients.firstIndex(where: { $0.flag === flag }) else { return nil }
-    return recipients.remove(at: index)
-  }
-
   /// Takes out everything that holds user code or user data (the watches, the waiting batches,
   /// the layers, the value), for a deallocating atom to release without nesting.
   mutating func takeAll() -> (
@@ -180,27 +163,40 @@ import TinyInternals
     relay = nil
   }
 
-  /// A watch that calls `handler` on the main queue, in delivery order.
-  init(onMain handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void) {
-    let flag = StopFlag()
-    let relay = MainRelay(stopped: flag, handler: handler)
-    self.flag = flag
-    receive = { change in
-      guard !flag.isRaised else { return }
-      relay.send(change)
-    }
-    self.relay = relay
-  }
 }
 
-/// What a transition of the optimistic path leaves the atom to do after unlocking: the batch to
-/// deliver, and the values it replaced, to release.
-struct Outcome<Value: Sendable> {
-  var batch: Batch<Value>?
-  /// The visible value a change replaced (when no batch carries it as the change's `old`), or
-  /// the copy a throwing body left behind.
-  var replaced: Value?
-  /// What optimistic layers replaced: the old confirmed value, and the values the layers went
-  /// through on the way to the new visible value.
-  var replacedUnderLayers: [Value]?
+/// A flag that is raised once and never lowered, read and raised from any thread: a watch's stop
+/// flag, which its token raises and every delivery checks.
+@usableFromInline final class StopFlag: Sendable {
+  #if canImport(Darwin)
+    let raised = Locked(false)
+  #else
+    // An atomic, not the lock: the goal of a set to 10 watchers needs a delivery to read each
+    // watcher's flag without taking a lock.
+    let raised = Atomic(false)
+  #endif
+
+  init() {}
+
+  /// Whether the flag is up.
+  var isRaised: Bool {
+    #if canImport(Darwin)
+      raised.withLock { $0 }
+    #else
+      raised.load(ordering: .acquiring)
+    #endif
+  }
+
+  /// Raises the flag; returns whether this call raised it (it was down).
+  @discardableResult
+  func raise() -> Bool {
+    #if canImport(Darwin)
+      raised.withLock { raised in
+        defer { raised = true }
+        return !raised
+      }
+    #else
+      !raised.exchange(true, ordering: .acquiringAndReleasing)
+    #endif
+  }
 }

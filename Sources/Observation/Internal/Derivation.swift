@@ -87,3 +87,10 @@ import TinyInternals
     Trampoline.release(consume read)
   }
 }
+
+extension Atom {
+  /// The value, read without telling Observation, for a derived atom's recomputation.
+  @inlinable var untrackedValue: Value {
+    state.withLock { $0.value }
+  }
+}
