@@ -9,9 +9,15 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast().last
 /// One benchmark executable per block: `Benchmarks/<Block>Benchmarks/`.
 let suites: [(block: String, peers: [Target.Dependency])] = [
   ("Sequence", [.product(name: "Algorithms", package: "swift-algorithms")]),
-  ("Context", []),
+  ("Context", ["ContextFloor"]),
   ("Observation", [.product(name: "OpenCombine", package: "OpenCombine"), "ObservationFloor"]),
-  ("Waiting", [.product(name: "OpenCombine", package: "OpenCombine"), "WaitingLatencySupport"]),
+  (
+    "Waiting",
+    [
+      .product(name: "OpenCombine", package: "OpenCombine"), "WaitingFloor",
+      "WaitingLatencySupport",
+    ]
+  ),
   (
     "Scheduling",
     [
@@ -52,6 +58,10 @@ let package = Package(
     ),
     // The hand-written floor of the Observation set benchmarks, which two programs share.
     .target(name: "ObservationFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
+    // The hand-written floors of the Promise chain and the Context read benchmarks, which the
+    // suites and the instruction counters share.
+    .target(name: "WaitingFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
+    .target(name: "ContextFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
     // What the wake-latency measurements share, off the main thread and on it.
     .target(name: "WaitingLatencySupport", swiftSettings: [.swiftLanguageMode(.v6)]),
   ] + suites.map { suite in
@@ -74,6 +84,17 @@ let package = Package(
     .executableTarget(
       name: "ObservationInstructions",
       dependencies: [.product(name: "TinyObservation", package: root), "ObservationFloor"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    // The same for the goal rows of Promise chains and awaits, and of Context reads.
+    .executableTarget(
+      name: "WaitingInstructions",
+      dependencies: [.product(name: "TinyWaiting", package: root), "WaitingFloor"],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .executableTarget(
+      name: "ContextInstructions",
+      dependencies: [.product(name: "TinyContext", package: root), "ContextFloor"],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     // Wake latency on the main thread, where XCTest waits: a plain program, because benchmark

@@ -78,6 +78,10 @@ package enum Trampoline {
   /// release the next link of a chain, and so on) run one after another, not inside each other.
   ///
   /// Hand over the last reference: a temporary, or a variable with `consume`.
+  ///
+  /// Inlinable, so that the value is destroyed by code specialized for its type (Promise map×3
+  /// + whenResolved).
+  @inlinable
   package static func release<Value>(_ value: consuming Value) {
     if let entry = enter() {
       destroy(value)
@@ -89,6 +93,6 @@ package enum Trampoline {
 
   /// Destroys `value` inside this call. Not inlined, so that an optimized build cannot end the
   /// value's lifetime before ``enter()``, where the `deinit`s it sets off would nest again.
-  @inline(never)
-  private static func destroy<Value>(_ value: consuming Value) {}
+  @usableFromInline @inline(never)
+  static func destroy<Value>(_ value: consuming Value) {}
 }

@@ -35,8 +35,8 @@ extension Promise {
     }
     var values: [Value] = []
     for promise in promises {
-      guard case .fulfilled(let value)? = promise.resolution else { break }
-      values.append(value as! Value)
+      guard case .value(let box)? = promise.resolution else { break }
+      values.append(box.value as! Value)
     }
     if values.count == promises.count { return Promise<[Value]>(value: values) }
     let collector = Collector(inputs, count: promises.count)
@@ -159,7 +159,7 @@ final class CombinatorInputs<Value: Sendable>: Sendable {
       let stamp = promise.state.withLock { state -> UInt64? in
         switch state.resolution {
         case nil: nil
-        case .fulfilled?: rejectionsOnly ? nil : state.stamp
+        case .value?: rejectionsOnly ? nil : state.stamp
         case .rejected?: state.stamp
         }
       }
@@ -190,8 +190,8 @@ private final class Collector<Value: Sendable>: Sendable {
   /// promise once every value is in, or rejects it with the first rejection.
   func receive(_ resolution: Resolution, at index: Int) {
     switch resolution {
-    case .fulfilled(let value):
-      let value = value as! Value
+    case .value(let box):
+      let value = box.value as! Value
       let values = state.withLock { state -> [Value]? in
         state.values[index] = value
         state.missing -= 1

@@ -252,7 +252,13 @@ public final class Promise<Value: Sendable>: Sendable {
   ///
   /// - Parameter callback: The function to call with the value or the error.
   public func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    onResolution { callback($0.result(of: Value.self)) }
+    // The stored form is made only when the promise is pending (Promise map×3 + whenResolved).
+    let resolution = state.withLock { state -> Resolution? in
+      if state.isResolved { return state.resolution }
+      _ = state.register(.function { callback($0.result(of: Value.self)) })
+      return nil
+    }
+    if let resolution { callback(resolution.result(of: Value.self)) }
   }
 
   /// ``whenResolved(_:)`` for a callback that takes the resolution as it is kept, so that a

@@ -253,6 +253,30 @@ struct Boom: Error, Equatable {}
     #expect(info.isEmpty)
   }
 
+  @Test func theFirstValueStoredIsReplacedAndRemovedLikeTheOthers() {
+    // A context keeps its first typed value apart from the others: replacing or removing it
+    // leaves them as they are, and the next value stored takes its place.
+    let info = ContextInfo()
+    let (first, second, third, fourth) = (
+      ContextKey<Int>("first"), ContextKey<Int>("second"), ContextKey<Int>("third"),
+      ContextKey<Int>("fourth")
+    )
+    info[first] = 1
+    info[second] = 2
+    info[third] = 3
+    info[first] = 10
+    #expect([info[first], info[second], info[third]] == [10, 2, 3])
+    #expect(info.removeValue(for: first) == 10)
+    #expect([info[first], info[second], info[third]] == [nil, 2, 3])
+    info[fourth] = 4
+    info[first] = 5
+    #expect([info[first], info[second], info[third], info[fourth]] == [5, 2, 3, 4])
+    for key in [second, third, fourth] { info[key] = nil }
+    #expect(!info.isEmpty)
+    info[first] = nil
+    #expect(info.isEmpty)
+  }
+
   @Test func copiesShareTheContext() {
     let info = ContextInfo()
     let copy = info

@@ -170,6 +170,20 @@ import TinyTestSupport
     #expect(released == nil)
   }
 
+  @Test func aCallbackRegisteredOnAResolvedPromiseIsNotKept() {
+    // It runs at once and is released when the registration returns, while the promise lives on.
+    weak var captured: Recorder<Int>?
+    let promise = Promise(value: 1)
+    do {
+      let recorder = Recorder<Int>()
+      captured = recorder
+      promise.whenResolved { recorder.record($0.value!) }
+      #expect(recorder.all == [1])
+    }
+    #expect(captured == nil)
+    withExtendedLifetime(promise) {}
+  }
+
   @Test func anUnresolvedPromiseReleasesItsCallbacksWithIt() {
     weak var captured: Recorder<Int>?
     do {

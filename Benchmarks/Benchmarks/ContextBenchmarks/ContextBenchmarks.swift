@@ -1,19 +1,21 @@
-// TinyContext reads and writes as users reach them: `owner.contextInfo[key]` on a class that
-// holds its context, and on a class that takes the default `contextInfo` (on Linux, the shared
-// side table). The reads of 1,000 owners are paired with the floor the goals are stated
-// against: one `Mutex` around a dictionary of 1,000 `ObjectIdentifier` keys, looked up with the
-// owner's identity. The other rows are paired with a plain lock-protected dictionary that does
-// the same lookup without any lifetime management: the dictionary in the owner for owner-held
-// contexts, a global one keyed by object identity for the side table. One benchmark iteration
-// is one read or write; each sample runs 1,000 of them (`scalingFactor: .kilo`), so the times
-// below are per operation. Each group's data is a lazily initialized global, so a benchmark
-// process builds only the data of the group it measures (and the shared table holds only its
-// owners). `Mutex` needs macOS 15 on Apple platforms; this suite is run on Linux.
+// TinyContext reads and writes as users reach them. The goal rows read owners in a fixed shuffled
+// order, at 1,000 and at 100,000 owners: `owner.contextInfo[key]` on a class that holds its
+// context (`let contextInfo = ContextInfo()`), `ContextTable.shared.contextInfo(for: owner)[key]`,
+// and the default `owner.contextInfo[key]` of a `ContextCarrying` class (on Linux, the shared
+// table itself). Each is paired with its floor: one `Mutex` around a dictionary keyed by the same
+// owners' identities, read in the same order (`MutexDictionary` and `Walk`, in ContextFloor). The
+// other rows are paired with a plain lock-protected dictionary that does the same lookup without
+// any lifetime management: the dictionary in the owner for owner-held contexts, a global one
+// keyed by object identity for the side table. One benchmark iteration is one read or write;
+// each sample runs 1,000 of them (`scalingFactor: .kilo`), so the times below are per
+// operation. Each group's data is a lazily initialized global, so a benchmark process builds
+// only the data of the group it measures (and the shared table holds only its owners). `Mutex`
+// needs macOS 15 on Apple platforms; this suite is run on Linux.
 
 import Benchmark
 import BenchmarkSupport
+import ContextFloor
 import Foundation
-import Synchronization
 import TinyContext
 
 final class Owner: ContextCarrying {}
@@ -64,38 +66,20 @@ final class PlainSideTable {
   }
 }
 
-/// Hands out the owners in a fixed random order, so that reads do not walk memory in order.
-final class Cycle<Element> {
-  private let elements: [Element]
-  private var position = 0
-
-  init(_ elements: [Element]) {
-    var generator = SystemRandomNumberGenerator()
-    self.elements = elements.shuffled(using: &generator)
-  }
-
-  @inline(__always)
-  func next() -> Element {
-    let element = elements[position]
-    position += 1
-    if position == elements.count { position = 0 }
-    return element
-  }
-}
-
 let key = ContextKey<Int>("value")
 
 /// Owners that carry the default context, each given its index in it and in a private table,
-/// and the plain side table holding the same; a cycle over them for each variant.
+/// and the plain side table holding the same; a walk over them, in one shuffled order, for each
+/// variant.
 final class SideTableData {
   let table = ContextTable()
   let plain = PlainSideTable()
-  let forPlain: Cycle<Owner>
-  let forTable: Cycle<Owner>
-  let forDefault: Cycle<Owner>
+  let forPlain: Walk<Owner>
+  let forTable: Walk<Owner>
+  let forDefault: Walk<Owner>
 
   init(owners count: Int, stored: Bool) {
-    let owners = (0..<count).map { _ in Owner() }
+    let owners = shuffled((0..<count).map { _ in Owner() })
     if stored {
       for (index, owner) in owners.enumerated() {
         owner.contextInfo[key] = index
@@ -103,15 +87,13 @@ final class SideTableData {
         plain.setValue(index, for: key, of: owner)
       }
     }
-    (forPlain, forTable, forDefault) = (Cycle(owners), Cycle(owners), Cycle(owners))
+    (forPlain, forTable, forDefault) = (Walk(owners), Walk(owners), Walk(owners))
   }
 }
 
 // The data below is global, so that a process builds only what it measures, and
 // `nonisolated(unsafe)`: benchmark bodies run on one thread.
 nonisolated(unsafe) let oneOwner = SideTableData(owners: 1, stored: true)
-nonisolated(unsafe) let thousandOwners = SideTableData(owners: 1_000, stored: true)
-nonisolated(unsafe) let hundredThousandOwners = SideTableData(owners: 100_000, stored: true)
 nonisolated(unsafe) let thousandOwnersWithoutContext = SideTableData(owners: 1_000, stored: false)
 
 /// Registers the side-table read benchmarks of `data` (a global, built when a variant first
@@ -124,34 +106,16 @@ func sideTableReads(
     "side-table read, \(stored ? "" : "no context, ")\(count.formatted()) owners",
     baseline: Variant("plain lock-protected dictionary") {
       let data = data()
-      blackHole(data.plain.value(for: key, of: data.forPlain.next()))
+      blackHole(data.forPlain.next { data.plain.value(for: key, of: $0) })
     },
     Variant("TinyContext default contextInfo") {
-      blackHole(data().forDefault.next().contextInfo[key])
+      blackHole(data().forDefault.next { $0.contextInfo[key] })
     },
     Variant("TinyContext ContextTable") {
       let data = data()
-      blackHole(data.table.contextInfo(for: data.forTable.next())[key])
+      blackHole(data.forTable.next { data.table.contextInfo(for: $0)[key] })
     }
   )
-}
-
-/// The floor of the goals: a `Mutex` around a dictionary of `count` entries keyed by the owners'
-/// identities.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-final class MutexDictionary: Sendable {
-  private let entries: Mutex<[ObjectIdentifier: Int]>
-
-  init(_ owners: [AnyObject]) {
-    var entries: [ObjectIdentifier: Int] = [:]
-    for (index, owner) in owners.enumerated() { entries[ObjectIdentifier(owner)] = index }
-    self.entries = Mutex(entries)
-  }
-
-  @inline(never)
-  func value(for owner: AnyObject) -> Int? {
-    entries.withLock { $0[ObjectIdentifier(owner)] }
-  }
 }
 
 /// Stops the suite unless `read` gives every owner its index: a benchmark of a wrong answer
@@ -162,58 +126,83 @@ func check<Owner: AnyObject>(_ owners: [Owner], _ name: String, _ read: (Owner) 
   }
 }
 
-/// The data of the goals' reads: 1,000 owners that hold their context, 1,000 that carry the
-/// default one (in `ContextTable.shared` on Linux), each given its index, the floor for each
-/// set, and a cycle over them for each variant; every read is checked once.
+/// The data of the goals' reads at one size: owners that hold their context and owners that
+/// carry the default one (in `ContextTable.shared` on Linux), each given its index, in a fixed
+/// shuffled order; the floor of each set; and a walk over each set for each variant. Every read
+/// is checked once.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class GoalData {
   let heldFloor: MutexDictionary
   let carriedFloor: MutexDictionary
-  let forHeldFloor: Cycle<OwnerHeld>
-  let forHeld: Cycle<OwnerHeld>
-  let forCarriedFloor: Cycle<Owner>
-  let forCarried: Cycle<Owner>
+  let forHeldFloor: Walk<OwnerHeld>
+  let forHeld: Walk<OwnerHeld>
+  let forSharedFloor: Walk<Owner>
+  let forShared: Walk<Owner>
+  let forDefaultFloor: Walk<Owner>
+  let forDefault: Walk<Owner>
 
-  init() {
-    let held = (0..<1_000).map { _ in OwnerHeld() }
-    let carried = (0..<1_000).map { _ in Owner() }
+  init(owners count: Int) {
+    let held = shuffled((0..<count).map { _ in OwnerHeld() })
+    let carried = shuffled((0..<count).map { _ in Owner() })
     for (index, owner) in held.enumerated() { owner.contextInfo[key] = index }
-    for (index, owner) in carried.enumerated() { owner.contextInfo[key] = index }
-    heldFloor = MutexDictionary(held)
-    carriedFloor = MutexDictionary(carried)
+    for (index, owner) in carried.enumerated() {
+      // The same context on Linux, where the default is the shared table; two on Apple
+      // platforms, one for each row.
+      ContextTable.shared.contextInfo(for: owner)[key] = index
+      owner.contextInfo[key] = index
+    }
+    let (heldFloor, carriedFloor) = (MutexDictionary(held), MutexDictionary(carried))
     check(held, "the owner-held read") { $0.contextInfo[key] }
+    check(carried, "the shared table read") { ContextTable.shared.contextInfo(for: $0)[key] }
     check(carried, "the default read") { $0.contextInfo[key] }
-    (forHeldFloor, forHeld) = (Cycle(held), Cycle(held))
-    (forCarriedFloor, forCarried) = (Cycle(carried), Cycle(carried))
     check(held, "the owner-held floor") { heldFloor.value(for: $0) }
-    check(carried, "the default floor") { carriedFloor.value(for: $0) }
+    check(carried, "the carried floor") { carriedFloor.value(for: $0) }
+    (self.heldFloor, self.carriedFloor) = (heldFloor, carriedFloor)
+    (forHeldFloor, forHeld) = (Walk(held), Walk(held))
+    (forSharedFloor, forShared) = (Walk(carried), Walk(carried))
+    (forDefaultFloor, forDefault) = (Walk(carried), Walk(carried))
   }
 }
 
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-nonisolated(unsafe) let goalData = GoalData()
+nonisolated(unsafe) let thousandGoalOwners = GoalData(owners: 1_000)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+nonisolated(unsafe) let hundredThousandGoalOwners = GoalData(owners: 100_000)
 
-/// The reads of the goals, as users reach them: `owner.contextInfo[key]` over 1,000 owners that
-/// hold their context, and over 1,000 that carry the default one, each beside the
-/// `Mutex`-guarded dictionary of 1,000 entries.
-func goalReads() {
-  guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
+/// The reads of the goals at `count` owners, as users reach them, each beside the
+/// `Mutex`-guarded dictionary of the same owners read in the same order.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData) {
+  let floor = "Mutex<[ObjectIdentifier: Int]>, \(count.formatted()) entries"
   compare(
-    "owner-held read, 1,000 owners",
+    "owner-held read, \(count.formatted()) owners",
     calibrate: true,
-    baseline: Variant("Mutex<[ObjectIdentifier: Int]>, 1,000 entries") {
-      blackHole(goalData.heldFloor.value(for: goalData.forHeldFloor.next()))
+    baseline: Variant(floor) {
+      let data = data()
+      blackHole(data.forHeldFloor.next { data.heldFloor.value(for: $0) })
     },
-    Variant("TinyContext") { blackHole(goalData.forHeld.next().contextInfo[key]) }
+    Variant("TinyContext") { blackHole(data().forHeld.next { $0.contextInfo[key] }) }
   )
   compare(
-    "default contextInfo read, 1,000 owners",
+    "ContextTable.shared read, \(count.formatted()) owners",
     calibrate: true,
-    baseline: Variant("Mutex<[ObjectIdentifier: Int]>, 1,000 entries") {
-      blackHole(goalData.carriedFloor.value(for: goalData.forCarriedFloor.next()))
+    baseline: Variant(floor) {
+      let data = data()
+      blackHole(data.forSharedFloor.next { data.carriedFloor.value(for: $0) })
+    },
+    Variant("TinyContext") {
+      blackHole(data().forShared.next { ContextTable.shared.contextInfo(for: $0)[key] })
+    }
+  )
+  compare(
+    "default contextInfo read, \(count.formatted()) owners",
+    calibrate: true,
+    baseline: Variant(floor) {
+      let data = data()
+      blackHole(data.forDefaultFloor.next { data.carriedFloor.value(for: $0) })
     },
     Variant("TinyContext (ContextTable.shared on Linux)") {
-      blackHole(goalData.forCarried.next().contextInfo[key])
+      blackHole(data().forDefault.next { $0.contextInfo[key] })
     }
   )
 }
@@ -227,12 +216,12 @@ nonisolated(unsafe) let single: (held: OwnerHeld, plain: PlainOwner) = {
   return (held, plain)
 }()
 
-/// 1,000 owners with a context in a private table and in the plain side table, and a cycle
+/// 1,000 owners with a context in a private table and in the plain side table, and a walk
 /// over them for each.
 nonisolated(unsafe) let writers:
   (
-    table: ContextTable, plain: PlainSideTable, forTable: Cycle<Owner>,
-    forPlain: Cycle<Owner>
+    table: ContextTable, plain: PlainSideTable, forTable: Walk<Owner>,
+    forPlain: Walk<Owner>
   ) = {
     let owners = (0..<1_000).map { _ in Owner() }
     let table = ContextTable()
@@ -241,13 +230,16 @@ nonisolated(unsafe) let writers:
       table.contextInfo(for: owner)[key] = 0
       plain.setValue(0, for: key, of: owner)
     }
-    return (table, plain, Cycle(owners), Cycle(owners))
+    return (table, plain, Walk(shuffled(owners)), Walk(shuffled(owners)))
   }()
 
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 2_000)
 
-  goalReads()
+  if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+    goalReads(owners: 1_000, thousandGoalOwners)
+    goalReads(owners: 100_000, hundredThousandGoalOwners)
+  }
 
   compare(
     "owner-held read",
@@ -272,19 +264,17 @@ let benchmarks: @Sendable () -> Void = {
   )
 
   sideTableReads(owners: 1, oneOwner)
-  sideTableReads(owners: 1_000, thousandOwners)
-  sideTableReads(owners: 100_000, hundredThousandOwners)
   sideTableReads(owners: 1_000, stored: false, thousandOwnersWithoutContext)
 
   compare(
     "side-table write, 1,000 owners",
     baseline: Variant("plain lock-protected dictionary") {
       counter &+= 1
-      writers.plain.setValue(counter, for: key, of: writers.forPlain.next())
+      writers.forPlain.next { writers.plain.setValue(counter, for: key, of: $0) }
     },
     Variant("TinyContext ContextTable") {
       counter &+= 1
-      writers.table.contextInfo(for: writers.forTable.next())[key] = counter
+      writers.forTable.next { writers.table.contextInfo(for: $0)[key] = counter }
     }
   )
 }

@@ -21,10 +21,12 @@ struct AsyncVariant {
 
 /// Registers the benchmark "<group> · <baseline>" and, for each variant, "<group> · <variant>"
 /// whose samples also record ``ratioToBaseline``: `compare` for `async` work, sample by sample
-/// the same pairing (alternating which of the two runs first).
+/// the same pairing (alternating which of the two runs first). With `calibrate`, a variant
+/// "baseline again (A/A)" runs the baseline against itself.
 func compare(
   _ group: String,
   configuration: Benchmark.Configuration = Benchmark.defaultConfiguration,
+  calibrate: Bool = false,
   baseline: AsyncVariant,
   _ variants: AsyncVariant...
 ) {
@@ -34,7 +36,8 @@ func compare(
   var paired = configuration
   paired.metrics.append(ratioToBaseline)
   let clock = ContinuousClock()
-  for variant in variants {
+  let all = variants + (calibrate ? [AsyncVariant("baseline again (A/A)", baseline.body)] : [])
+  for variant in all {
     let pairing = Pairing()
     Benchmark("\(group) · \(variant.name)", configuration: paired) { benchmark async in
       let iterations = benchmark.scaledIterations

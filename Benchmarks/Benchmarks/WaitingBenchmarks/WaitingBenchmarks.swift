@@ -1,7 +1,8 @@
-// TinyWaiting: a resolved Promise's map×3 and then×3 chains beside a hand-written lock-based
-// promise and OpenCombine's Future; `await promise.value` beside a checked-continuation round
-// trip, on a resolved promise and on one fulfilled later from `DispatchQueue.global()`; and a
-// Waiter's wake latency beside XCTestExpectation + XCTWaiter and a 0.1 s polling loop.
+// TinyWaiting: a resolved Promise's map×3 and then×3 chains, each ending in `whenResolved`,
+// beside the same chain of a hand-written `Mutex` promise (`MutexPromise`, in WaitingFloor) and
+// OpenCombine's Future; `await promise.value` beside a checked-continuation round trip, on a
+// resolved promise and on one fulfilled later from `DispatchQueue.global()`; and a Waiter's wake
+// latency beside XCTestExpectation + XCTWaiter and a 0.1 s polling loop.
 
 import Benchmark
 import BenchmarkSupport
@@ -9,77 +10,9 @@ import Dispatch
 import Foundation
 import OpenCombine
 import TinyWaiting
+import WaitingFloor
 import WaitingLatencySupport
 import XCTest
-
-// MARK: - A hand-written lock-based promise, the baseline
-
-/// The promise one writes by hand: an `NSLock`, a result, a callback list, and a `map` that
-/// registers a callback (which runs at once when the promise is already resolved).
-final class HandPromise<Value: Sendable>: @unchecked Sendable {  // safe: state only under `lock`
-  private let lock = NSLock()
-  private var result: Result<Value, any Error>?
-  private var callbacks: [@Sendable (Result<Value, any Error>) -> Void] = []
-
-  init() {}
-
-  init(value: Value) {
-    result = .success(value)
-  }
-
-  func resolve(_ result: Result<Value, any Error>) {
-    lock.lock()
-    guard self.result == nil else { return lock.unlock() }
-    self.result = result
-    let waiting = callbacks
-    callbacks = []
-    lock.unlock()
-    for callback in waiting { callback(result) }
-  }
-
-  func whenResolved(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-    lock.lock()
-    if let result {
-      lock.unlock()
-      callback(result)
-    } else {
-      callbacks.append(callback)
-      lock.unlock()
-    }
-  }
-
-  func map<New: Sendable>(_ transform: @escaping @Sendable (Value) throws -> New) -> HandPromise<New>
-  {
-    let mapped = HandPromise<New>()
-    whenResolved { result in mapped.resolve(result.flatMap { value in Result { try transform(value) } }) }
-    return mapped
-  }
-
-  func then<New: Sendable>(
-    _ next: @escaping @Sendable (Value) throws -> HandPromise<New>
-  ) -> HandPromise<New> {
-    let chained = HandPromise<New>()
-    whenResolved { result in
-      switch result {
-      case .success(let value):
-        do {
-          try next(value).whenResolved { chained.resolve($0) }
-        } catch {
-          chained.resolve(.failure(error))
-        }
-      case .failure(let error):
-        chained.resolve(.failure(error))
-      }
-    }
-    return chained
-  }
-
-  var value: Value? {
-    lock.lock()
-    defer { lock.unlock() }
-    return try? result?.get()
-  }
-}
 
 // MARK: - Wake latency
 
@@ -90,16 +23,48 @@ let wakeLatency = BenchmarkMetric.custom(
 
 // MARK: - The chains and round trips, checked before anything is timed
 
-/// 1 → 2 → 4 → 1, one hand-written promise per step.
-func handThenChain() -> HandPromise<Int> {
-  HandPromise(value: 1).then { HandPromise(value: $0 + 1) }.then { HandPromise(value: $0 * 2) }
-    .then { HandPromise(value: $0 - 3) }
+/// 1 → 2 → 4 → 1 with `map`, on the hand-written `Mutex` promise.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+func floorMapChain() -> MutexPromise<Int> {
+  MutexPromise(value: 1).map { $0 + 1 }.map { $0 * 2 }.map { $0 - 3 }
 }
 
-/// 1 → 2 → 4 → 1, one `Promise` per step.
+/// 1 → 2 → 4 → 1 with `map`, on `Promise`.
+func promiseMapChain() -> Promise<Int> {
+  Promise(value: 1).map { $0 + 1 }.map { $0 * 2 }.map { $0 - 3 }
+}
+
+/// 1 → 2 → 4 → 1 with `then`, one hand-written `Mutex` promise per step.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+func floorThenChain() -> MutexPromise<Int> {
+  MutexPromise(value: 1).then { MutexPromise(value: $0 + 1) }
+    .then { MutexPromise(value: $0 * 2) }.then { MutexPromise(value: $0 - 3) }
+}
+
+/// 1 → 2 → 4 → 1 with `then`, one `Promise` per step.
 func promiseThenChain() -> Promise<Int> {
   Promise(value: 1).then { Promise(value: $0 + 1) }.then { Promise(value: $0 * 2) }
     .then { Promise(value: $0 - 3) }
+}
+
+/// The value a chain's `whenResolved` callback receives (each chain above calls it at once).
+final class Received: @unchecked Sendable {  // safe: written and read on one thread
+  var value: Int?
+}
+
+/// What `whenResolved` gives at once on a resolved `Promise`.
+func valueWhenResolved(_ promise: Promise<Int>) -> Int? {
+  let received = Received()
+  promise.whenResolved { received.value = try? $0.get() }
+  return received.value
+}
+
+/// What `whenResolved` gives at once on a resolved `MutexPromise`.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+func valueWhenResolved(_ promise: MutexPromise<Int>) -> Int? {
+  let received = Received()
+  promise.whenResolved { received.value = try? $0.get() }
+  return received.value
 }
 
 /// 1 → 2 → 4 → 1, one OpenCombine `Future` per step.
@@ -132,11 +97,13 @@ func pendingPromiseRoundTrip() async -> Int {
 func verifyVariants() async {
   var published: [Int] = []
   let subscription = futureFlatMapChain().sink { published.append($0) }
+  guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
   let results = [
-    handThenChain().value, try? promiseThenChain().result?.get(), published.first,
+    valueWhenResolved(floorMapChain()), valueWhenResolved(promiseMapChain()),
+    valueWhenResolved(floorThenChain()), valueWhenResolved(promiseThenChain()), published.first,
     await continuationRoundTrip(), await pendingPromiseRoundTrip(),
   ]
-  guard results == [1, 1, 1, 42, 42] else {
+  guard results == [1, 1, 1, 1, 1, 42, 42] else {
     fatalError("WaitingBenchmarks: a variant computed the wrong result: \(results)")
   }
   blackHole(subscription)
@@ -146,17 +113,17 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .perOperation(warmupIterations: 10, maxIterations: 1_000)
   Benchmark.setup = { await verifyVariants() }
 
+  guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
+
+  // The goal rows: each chain starts from a resolved promise and ends in `whenResolved`, beside
+  // the same chain of the hand-written `Mutex` promise.
   compare(
-    "Promise map×3 (resolved)",
+    "Promise map×3 + whenResolved (resolved)",
     calibrate: true,
-    baseline: Variant("hand-written lock-based promise") {
-      let chain = HandPromise(value: 1).map { $0 + 1 }.map { $0 * 2 }.map { $0 - 3 }
-      blackHole(chain.value)
+    baseline: Variant("hand-written Mutex promise") {
+      floorMapChain().whenResolved { blackHole($0) }
     },
-    Variant("TinyWaiting") {
-      let chain = Promise(value: 1).map { $0 + 1 }.map { $0 * 2 }.map { $0 - 3 }
-      blackHole(chain.result)
-    },
+    Variant("TinyWaiting") { promiseMapChain().whenResolved { blackHole($0) } },
     Variant("OpenCombine Future + map×3") {
       let chain = Future<Int, Never> { $0(.success(1)) }.map { $0 + 1 }.map { $0 * 2 }.map {
         $0 - 3
@@ -167,9 +134,12 @@ let benchmarks: @Sendable () -> Void = {
   )
 
   compare(
-    "Promise then×3 (resolved)",
-    baseline: Variant("hand-written lock-based promise") { blackHole(handThenChain().value) },
-    Variant("TinyWaiting") { blackHole(promiseThenChain().result) },
+    "Promise then×3 + whenResolved (resolved)",
+    calibrate: true,
+    baseline: Variant("hand-written Mutex promise") {
+      floorThenChain().whenResolved { blackHole($0) }
+    },
+    Variant("TinyWaiting") { promiseThenChain().whenResolved { blackHole($0) } },
     Variant("OpenCombine Future + flatMap×3") {
       let subscription = futureFlatMapChain().sink { blackHole($0) }
       blackHole(subscription)
@@ -181,6 +151,7 @@ let benchmarks: @Sendable () -> Void = {
   compare(
     "await value (pending, fulfilled from DispatchQueue.global())",
     configuration: .roundTrip,
+    calibrate: true,
     baseline: AsyncVariant("checked continuation resumed from the queue") {
       blackHole(await continuationRoundTrip())
     },

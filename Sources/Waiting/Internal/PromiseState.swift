@@ -158,8 +158,16 @@ extension PromiseState: Sendable where Callback: Sendable {}
 
 /// A promise's value or error, with the value's type erased.
 enum Resolution: Sendable {
-  case fulfilled(any Sendable)
+  /// The value, in a box: a resolution is then copied as one reference, where a bare
+  /// `any Sendable` is copied through its type's witnesses (await value, pending, fulfilled from
+  /// DispatchQueue.global()).
+  case value(FulfilledValue)
   case rejected(any Error)
+
+  /// A resolution fulfilled with `value`.
+  static func fulfilled(_ value: any Sendable) -> Resolution {
+    .value(FulfilledValue(value))
+  }
 
   /// The resolution `result` stands for.
   init<Value: Sendable>(_ result: Result<Value, any Error>) {
@@ -171,9 +179,11 @@ enum Resolution: Sendable {
 
   /// The resolution as a `Result` of the promise's `Value` (a promise only ever holds values of
   /// its `Value`).
+  // Inlined, so that its caller looks the `Result` type up once (Promise map×3 + whenResolved).
+  @inline(__always)
   func result<Value>(of _: Value.Type) -> Result<Value, any Error> {
     switch self {
-    case .fulfilled(let value): .success(value as! Value)
+    case .value(let box): .success(box.value as! Value)
     case .rejected(let error): .failure(error)
     }
   }
@@ -181,7 +191,7 @@ enum Resolution: Sendable {
   /// The value, of the promise's `Value`, or the error thrown.
   func get<Value>(_: Value.Type) throws -> Value {
     switch self {
-    case .fulfilled(let value): value as! Value
+    case .value(let box): box.value as! Value
     case .rejected(let error): throw error
     }
   }
@@ -190,9 +200,9 @@ enum Resolution: Sendable {
   func map<Value, NewValue: Sendable>(
     _: Value.Type, _ transform: (Value) throws -> NewValue
   ) -> Resolution {
-    guard case .fulfilled(let value) = self else { return self }
+    guard case .value(let box) = self else { return self }
     do {
-      return .fulfilled(try transform(value as! Value))
+      return .fulfilled(try transform(box.value as! Value))
     } catch {
       return .rejected(error)
     }
@@ -206,6 +216,15 @@ enum Resolution: Sendable {
     } catch {
       return .rejected(error)
     }
+  }
+}
+
+/// A fulfilled promise's value, with its type erased; it never changes.
+final class FulfilledValue: Sendable {
+  let value: any Sendable
+
+  init(_ value: any Sendable) {
+    self.value = value
   }
 }
 
