@@ -39,10 +39,14 @@ extension DerivedAtom: Observable {}
   #else
     @usableFromInline let registrar = ObservationRegistrar()
   #endif
+  /// Raised by ``ReadProbe`` when Observation tracks a read or stores a registration.
+  let tracked = Flag()
+  /// The key path Observation records reads and changes under.
   // nonisolated(unsafe): a key path is immutable; the standard library does not mark it Sendable.
-  @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Atom<Value>, Value> = \.value
+  @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Atom<Value>, Value>
 
   init() {
+    keyPath = \Atom<Value>.[probe: ReadProbe(tracked)]
     #if canImport(Darwin)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
         registrar = ObservationRegistrar()
@@ -76,5 +80,34 @@ extension DerivedAtom: Observable {}
     #else
       registrar.withMutation(of: atom, keyPath: keyPath) {}
     #endif
+  }
+}
+
+/// The argument of the key path an atom's reads and changes are recorded under: hashing it raises
+/// the atom's tracking flag. Observation hashes the key path exactly when it records a tracked
+/// read, or stores a registration for the next change; an untracked read never does. So a change
+/// whose flag is down has nobody to tell, and skips the registrar: an atom that is read outside
+/// tracking keeps its updates at a lock's cost (the update goals).
+struct ReadProbe: Hashable, Sendable {
+  let tracked: Flag
+
+  init(_ tracked: Flag) {
+    self.tracked = tracked
+  }
+
+  static func == (lhs: ReadProbe, rhs: ReadProbe) -> Bool {
+    lhs.tracked === rhs.tracked
+  }
+
+  func hash(into hasher: inout Hasher) {
+    tracked.raise()
+    hasher.combine(ObjectIdentifier(tracked))
+  }
+}
+
+extension Atom {
+  /// The value, under the name of the key path that Observation records it by.
+  subscript(probe probe: ReadProbe) -> Value {
+    state.withLock { $0.value }
   }
 }

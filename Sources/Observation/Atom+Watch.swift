@@ -40,9 +40,9 @@ extension Atom {
     state.withLock { $0.recipients.count }
   }
 
-  /// Whether a change reports to Observation's registrar: once the value was read, for tests.
+  /// Whether the next change reports to Observation's registrar, for tests.
   var reportsToObservation: Bool {
-    state.withLock { $0.isRead }
+    observation.tracked.isRaised
   }
 
   private func add(_ recipient: Recipient<Value>, includingInitial: Bool) -> WatchToken {
@@ -82,7 +82,7 @@ extension AtomState {
 
   /// Removes the watch `flag` names and hands it back, to release after unlocking; batches
   /// already made still hold it, and skip it by its stop flag.
-  mutating func remove(_ flag: StopFlag) -> Recipient<Value>? {
+  mutating func remove(_ flag: Flag) -> Recipient<Value>? {
     guard let index = recipients.firstIndex(where: { $0.flag === flag }) else { return nil }
     return recipients.remove(at: index)
   }
@@ -91,7 +91,7 @@ extension AtomState {
 extension Recipient {
   /// A watch that calls `handler` on the main queue, in delivery order.
   init(onMain handler: @escaping @MainActor @Sendable (AtomChange<Value>) -> Void) {
-    let flag = StopFlag()
+    let flag = Flag()
     let relay = MainRelay(stopped: flag, handler: handler)
     self.flag = flag
     receive = { change in

@@ -39,8 +39,8 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   ///
   /// - Parameter value: The initial value.
   public init(_ value: Value) {
-    state = Locked(AtomState(value))
     observation = AtomObservation()
+    state = Locked(AtomState(value, tracked: observation.tracked))
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -55,10 +55,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   @inlinable  // the read goals need code specialized for `Value`
   public var value: Value {
     observation.access(self)
-    return state.withLock { state in
-      state.isRead = true
-      return state.value
-    }
+    return state.withLock { $0.value }
   }
 
   /// Changes the value atomically and returns the new value.

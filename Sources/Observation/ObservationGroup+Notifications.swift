@@ -107,7 +107,7 @@ final class NotificationMember<Payload: Sendable>: GroupMember {
   override func begin() {
     // An object to filter by that is gone can post nothing more.
     if filtersByObject && object == nil { return }
-    let stopped = StopFlag()
+    let stopped = Flag()
     let relay = MainRelay<Payload>(stopped: stopped) { [weak self] in self?.handler($0) }
     let payload = self.payload
     let observer = center.addObserver(forName: name, object: object, queue: nil) { note in

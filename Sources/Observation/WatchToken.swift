@@ -14,7 +14,7 @@ import TinyInternals
 /// name.set("Bob")          // prints nothing
 /// ```
 public final class WatchToken: Sendable {
-  private let cancelled: StopFlag
+  private let cancelled: Flag
   // nonisolated(unsafe): written only by `deinit`, when no other reference to the token exists,
   // so no `cancel()` can read it at the same time.
   private nonisolated(unsafe) var onCancel: (@Sendable () -> Void)?
@@ -32,12 +32,12 @@ public final class WatchToken: Sendable {
   ///
   /// - Parameter onCancel: Stops the watch; it must be safe to call from any thread.
   public convenience init(onCancel: @escaping @Sendable () -> Void) {
-    self.init(flag: StopFlag(), onCancel: onCancel)
+    self.init(flag: Flag(), onCancel: onCancel)
   }
 
   /// Creates a token whose cancellation raises `flag` (which deliveries check) and then runs
   /// `onCancel`.
-  init(flag: StopFlag, onCancel: @escaping @Sendable () -> Void) {
+  init(flag: Flag, onCancel: @escaping @Sendable () -> Void) {
     cancelled = flag
     self.onCancel = onCancel
   }

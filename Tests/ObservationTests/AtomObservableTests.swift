@@ -118,23 +118,26 @@ struct Parity: Sendable {
     _ = atom.value  // outside the tracking closure: joins no registration
     atom.set(1)
     #expect(fired.value == 0)
+    #expect(atom.reportsToObservation == false)  // an untracked read arms nothing
     other.set(1)
     #expect(fired.value == 1)
   }
 
-  @Test func anAtomOnlyUpdatedAndWatchedNeverReportsToTheRegistrar() {
+  @Test func anAtomOnlyUpdatedWatchedAndReadOutsideTrackingNeverReportsToTheRegistrar() {
     let atom = Atom(0)
     let token = atom.watch { _ in }
     atom.set(1)
     atom.update { $0 += 1 }
     _ = atom.compareAndSet(expected: 2, to: 3)
-    #expect(atom.reportsToObservation == false)
     _ = atom.value
+    #expect(atom.reportsToObservation == false)
+    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+    _ = withObservationTracking { atom.value } onChange: {}
     #expect(atom.reportsToObservation == true)
     token.cancel()
   }
 
-  @Test func anAtomReadOnceReportsEveryLaterChangeAndEachRegistrationFiresOnce() {
+  @Test func anAtomStopsReportingOnceNoRegistrationWaits() {
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
     let atom = Atom(0)
     let fired = Counter()
@@ -145,8 +148,8 @@ struct Parity: Sendable {
     }
     #expect(atom.reportsToObservation)
     atom.set(1)  // fires the registration
-    atom.set(2)  // reports again, and finds nothing registered
-    #expect(atom.reportsToObservation)
+    atom.set(2)  // reports once more, finds nothing, and lowers the flag
+    #expect(atom.reportsToObservation == false)
     atom.set(3)
     #expect(fired.value == 1)
   }

@@ -24,13 +24,13 @@ import TinyTestSupport
 
   /// A state with one watch that does nothing.
   func watched<Value>(_ value: Value) -> AtomState<Value> {
-    var state = AtomState(value)
+    var state = AtomState(value, tracked: Flag())
     _ = state.add(Recipient { _ in }, includingInitial: false, onMainQueue: false)
     return state
   }
 
   @Test func withoutWatchersOrReadsAnUpdateRecordsNoChange() {
-    var state = AtomState(1)
+    var state = AtomState(1, tracked: Flag())
     let step = update(&state) { $0 += 1 }
     #expect(step.value == 2)
     #expect(step.batch == nil)
@@ -38,14 +38,14 @@ import TinyTestSupport
   }
 
   @Test func withoutWatchersTheReplacedValueIsHandedBackToReleaseAfterUnlocking() {
-    var state = AtomState(Owner("old"))
+    var state = AtomState(Owner("old"), tracked: Flag())
     let step = update(&state) { $0 = Owner("new") }
     #expect(step.value?.name == "new")
     #expect(step.replaced?.name == "old")
   }
 
   @Test func aThrowingBodyHandsBackWhatItLeftBehindAndChangesNothing() {
-    var state = AtomState([Owner("kept")])
+    var state = AtomState([Owner("kept")], tracked: Flag())
     var batch: Batch<[Owner]>?
     var replaced: [Owner]?
     #expect(throws: Oops(code: 1)) {
@@ -69,20 +69,22 @@ import TinyTestSupport
     #expect(step.replaced == nil)
   }
 
-  @Test func aValueEverReadReportsEveryLaterChangeEvenWithoutWatchers() {
-    var state = AtomState(0)
+  @Test func aTrackedValueReportsTheNextChangeEvenWithoutWatchers() {
+    let tracked = Flag()
+    var state = AtomState(0, tracked: tracked)
     #expect(update(&state) { $0 = 1 }.batch == nil)
-    state.isRead = true
+    tracked.raise()  // Observation tracked a read, or stored a registration
     let step = update(&state) { $0 = 2 }
     #expect(step.batch?.isReported == true)
     #expect(step.batch?.recipients.isEmpty == true)
     #expect(step.batch?.change.old == 1)
+    #expect(!tracked.isRaised)  // lowered before the report: a later registration raises it
     #expect(state.takeWaiting().isEmpty)
-    #expect(update(&state) { $0 = 3 }.batch?.isReported == true)  // it stays reported
+    #expect(update(&state) { $0 = 3 }.batch == nil)  // nobody tracks it now
   }
 
   @Test func underLayersThePlainUpdateStepsAsideForTheOptimisticPath() {
-    var state = AtomState("confirmed")
+    var state = AtomState("confirmed", tracked: Flag())
     var added = Outcome<String>()
     _ = state.addLayer({ $0 += "+layer" }, &added)
     #expect(added.replaced == "confirmed")  // the visible value the layer replaced
@@ -99,7 +101,7 @@ import TinyTestSupport
   }
 
   @Test func everyChangeMovesTheVersion() {
-    var state = AtomState(0)
+    var state = AtomState(0, tracked: Flag())
     _ = update(&state) { _ in }
     #expect(state.version == 1)
     _ = state.add(Recipient { _ in }, includingInitial: false, onMainQueue: false)
@@ -108,7 +110,7 @@ import TinyTestSupport
   }
 
   @Test func confirmingACommitMovesTheVersionAndHandsTheSettledLayersBack() {
-    var state = AtomState(0)
+    var state = AtomState(0, tracked: Flag())
     var outcome = Outcome<Int>()
     let (id, _) = state.addLayer({ $0 += 1 }, &outcome)
     let version = state.version
@@ -170,7 +172,7 @@ import TinyTestSupport
   }
 
   @Test func anInitialChangeOfADirectWatchIsABatchOfItsOwn() {
-    var state = AtomState("now")
+    var state = AtomState("now", tracked: Flag())
     let early = Recipient<String> { _ in }
     let late = Recipient<String> { _ in }
     _ = state.add(early, includingInitial: false, onMainQueue: false)
@@ -182,7 +184,7 @@ import TinyTestSupport
   }
 
   @Test func removingAWatchByItsFlag() {
-    var state = AtomState(0)
+    var state = AtomState(0, tracked: Flag())
     let recipient = Recipient<Int> { _ in }
     _ = state.add(recipient, includingInitial: false, onMainQueue: false)
     #expect(state.remove(recipient.flag)?.flag === recipient.flag)

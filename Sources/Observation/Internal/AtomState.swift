@@ -26,9 +26,9 @@
   @usableFromInline var version: UInt64 = 0
   /// The watches, in registration order.
   @usableFromInline var recipients: [Recipient<Value>] = []
-  /// Whether the value was ever read. Observation can only track an atom through a read, so the
-  /// changes of an atom never read skip the registrar.
-  @usableFromInline var isRead = false
+  /// Raised while a tracked read or a stored registration of Observation may wait for the next
+  /// change (see ``ReadProbe``); a change that finds it down skips the registrar.
+  @usableFromInline let tracked: Flag
   /// Whether a thread is delivering.
   @usableFromInline var isDelivering = false
   /// The batches that wait for the deliverer, oldest first.
@@ -41,8 +41,9 @@
   @usableFromInline var ticketTaken: UInt64 = 0
   @usableFromInline var ticketShown: UInt64 = 0
 
-  init(_ value: Value) {
+  init(_ value: Value, tracked: Flag) {
     stored = value
+    self.tracked = tracked
   }
 
   /// The visible value.
@@ -77,21 +78,23 @@
   }
 
   /// Makes `new` the visible value and returns it. The change goes to the watchers, and to
-  /// Observation when the value was ever read: the batch, which carries the old value, goes to
-  /// `batch` when the caller is to deliver it now; with nobody to tell, the old value goes to
-  /// `replaced`.
+  /// Observation when a tracked read or a registration may wait for it: the batch, which carries
+  /// the old value, goes to `batch` when the caller is to deliver it now; with nobody to tell,
+  /// the old value goes to `replaced`.
   @inlinable mutating func show(
     _ new: Value, error: (any Error)?, _ batch: inout Batch<Value>?, _ replaced: inout Value?
   ) -> Value {
     let old = value
     stored = new
     version &+= 1
-    guard !recipients.isEmpty || isRead else {
+    // Lowered before the change is reported: a registration stored after that raises it again.
+    let isTracked = tracked.lower()
+    guard !recipients.isEmpty || isTracked else {
       replaced = old
       return new
     }
     let change = AtomChange(old: old, new: new, error: error)
-    batch = submit(Batch(change, to: recipients, reporting: isRead))
+    batch = submit(Batch(change, to: recipients, reporting: isTracked))
     return new
   }
 
@@ -147,14 +150,14 @@
 /// delivery calls: a closure that checks the flag and calls the handler, or, for a main-queue
 /// watch, hands the change to its relay.
 @usableFromInline struct Recipient<Value: Sendable>: Sendable {
-  let flag: StopFlag
+  let flag: Flag
   @usableFromInline let receive: @Sendable (AtomChange<Value>) -> Void
   /// The relay of a main-queue watch.
   let relay: MainRelay<AtomChange<Value>>?
 
   /// A watch that calls `handler` on the delivering thread.
   init(_ handler: @escaping @Sendable (AtomChange<Value>) -> Void) {
-    let flag = StopFlag()
+    let flag = Flag()
     self.flag = flag
     receive = { change in
       guard !flag.isRaised else { return }
@@ -165,15 +168,15 @@
 
 }
 
-/// A flag that is raised once and never lowered, read and raised from any thread: a watch's stop
-/// flag, which its token raises and every delivery checks.
-@usableFromInline final class StopFlag: Sendable {
+/// A flag read and changed from any thread: a watch's stop flag, which its token raises and
+/// every delivery reads, and an atom's tracking flag (see ``ReadProbe``).
+@usableFromInline final class Flag: Sendable {
   #if canImport(Darwin)
-    let raised = Locked(false)
+    @usableFromInline let raised = Locked(false)
   #else
-    // An atomic, not the lock: the goal of a set to 10 watchers needs a delivery to read each
-    // watcher's flag without taking a lock.
-    let raised = Atomic(false)
+    // An atomic, not the lock: the goals of a set to 10 watchers, and of an update, need a
+    // delivery to read each watch's flag, and a change the tracking flag, without a lock.
+    @usableFromInline let raised = Atomic(false)
   #endif
 
   init() {}
@@ -197,6 +200,20 @@
       }
     #else
       !raised.exchange(true, ordering: .acquiringAndReleasing)
+    #endif
+  }
+
+  /// Lowers the flag; returns whether it was up. Reads it first, so that a flag that is down
+  /// costs no write.
+  @inlinable func lower() -> Bool {
+    #if canImport(Darwin)
+      raised.withLock { raised in
+        defer { raised = false }
+        return raised
+      }
+    #else
+      raised.load(ordering: .acquiring)
+        && raised.exchange(false, ordering: .acquiringAndReleasing)
     #endif
   }
 }

@@ -8,11 +8,11 @@ import TinyInternals
 /// serially, in delivery order). Once `stopped` is raised, no handler call starts.
 final class MainRelay<Item: Sendable>: Sendable {
   private let state = Locked(RelayState<Item>())
-  private let stopped: StopFlag
+  private let stopped: Flag
   private let handler: @MainActor @Sendable (Item) -> Void
 
   /// Creates a relay whose handler stops being called once `stopped` is raised.
-  init(stopped: StopFlag, handler: @escaping @MainActor @Sendable (Item) -> Void) {
+  init(stopped: Flag, handler: @escaping @MainActor @Sendable (Item) -> Void) {
     self.stopped = stopped
     self.handler = handler
   }
