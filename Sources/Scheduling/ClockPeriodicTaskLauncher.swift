@@ -20,7 +20,8 @@ import TinyInternals
 ///   code's task-local values, such as the world of a `withWorld` scope.
 /// - The task may be asynchronous (`every(interval) { await refresh() }`). Ticks never overlap,
 ///   asynchronous ones included, not even across a ``stop()`` and a ``start()`` or a new
-///   interval: a tick that comes while another runs waits for it to return.
+///   interval: a tick that comes while another runs waits for it to return, and the deadlines
+///   that pass while it waits merge into it.
 /// - When a tick's task runs past the next deadlines (or the clock jumps past them), those
 ///   deadlines are not made up: the launcher ticks once for all of them, at once (right after
 ///   the task returns), and carries on with the next deadline of its grid, as a dispatch timer
@@ -59,10 +60,13 @@ public final class ClockPeriodicTaskLauncher: PeriodicTaskLauncher, Sendable {
         while true {
           deadline = deadline.advanced(by: interval)
           do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-          // The deadlines that passed meanwhile, counted in whole intervals, merge into this tick.
-          let missed = deadline.duration(to: clock.now).wholeMultiples(of: interval)
-          if missed > 0 { deadline = deadline.advanced(by: interval * missed) }
-          guard await tick.runInTurn() else { return }
+          let ticked = await tick.runInTurn {
+            // The deadlines that passed meanwhile, asleep or waiting for another grid's tick to
+            // end, counted in whole intervals, merge into this tick.
+            let missed = deadline.duration(to: clock.now).wholeMultiples(of: interval)
+            if missed > 0 { deadline = deadline.advanced(by: interval * missed) }
+          }
+          guard ticked else { return }
         }
       }
       return { ticking.cancel() }

@@ -138,7 +138,8 @@ import TinyWaiting
   @Test(arguments: ["stop and start", "new interval"])
   func aTickOfANewGridWaitsForTheTickThatStillRuns(change: String) async {
     // "a" runs when the grid is replaced; the new grid's first deadline passes while it runs:
-    // that tick waits for "a" to return, and "a" is not cancelled by the stop.
+    // that tick waits for "a" to return, and "a" is not cancelled by the stop. (After the stop
+    // and start, the deadlines at 2 s and 3 s both pass while "a" runs: they make one tick.)
     let clock = StepClock()
     let launcher = ClockPeriodicTaskLauncher(clock: clock)
     let log = Recorder<String>()

@@ -156,6 +156,40 @@ import TinyWaiting
     }
   }
 
+  @Test(arguments: ["stop and start", "new interval"])
+  func deadlinesThatPassWhileANewGridsTickWaitsMergeIntoOneTick(change: String) async {
+    // "a" runs when the grid is replaced. The new grid's first deadline passes, and its tick
+    // waits for "a" (each advance returns once that tick waits); then one more interval passes.
+    // Both deadlines passed while "a" ran: one tick, right after it, as with a jump.
+    let clock = ManualClock()
+    let launcher = ClockPeriodicTaskLauncher(clock: clock)
+    let log = Recorder<String>()
+    let release = Gate()
+    launcher.every(.seconds(1)) { () async in
+      log.record("a")
+      await release.opened()
+      log.record("a returns")
+    }
+    launcher.start()
+    #expect(await clock.waitForSleepers())
+    await clock.advance(by: .seconds(1))  // "a" runs and waits
+    if change == "stop and start" {
+      launcher.stop()
+      launcher.start()  // a grid from 1 s
+    }
+    let interval = Duration.seconds(change == "stop and start" ? 1 : 2)  // 2 s: a grid from 1 s
+    launcher.every(interval) { () async in log.record("b at \(clock.now.offset)") }
+    #expect(await clock.waitForSleepers())
+    await clock.advance(by: interval)  // the new grid's first deadline: its tick waits for "a"
+    await clock.advance(by: interval)  // its second deadline passes meanwhile
+    #expect(log.all == ["a"])
+    release.open()
+    #expect(await clock.waitForSleepers())  // the grid sleeps again after its ticks
+    let now = (.seconds(1) + interval * 2).description
+    #expect(log.all == ["a", "a returns", "b at \(now)"])
+    launcher.stop()
+  }
+
   @Test func ticksOnTheContinuousClock() async {
     let launcher = ClockPeriodicTaskLauncher(clock: ContinuousClock())
     let threeTicks = Waiter(count: 3)

@@ -22,9 +22,10 @@ final class LauncherCore: Sendable {
   struct GridTick: Sendable {
     /// Runs a synchronous task where it is called (a dispatch timer's queue).
     let run: @Sendable () -> Bool
-    /// Waits until no other tick of the launcher runs, then runs the task, awaiting an
+    /// Waits until no other tick of the launcher runs, then calls `inTurn` (where a clock's
+    /// grid counts the deadlines that passed while it waited) and runs the task, awaiting an
     /// asynchronous one (a clock's grid, in its task).
-    let runInTurn: @Sendable () async -> Bool
+    let runInTurn: @Sendable (_ inTurn: () -> Void) async -> Bool
   }
 
   private struct State {
@@ -126,7 +127,9 @@ final class LauncherCore: Sendable {
       grid.interval,
       GridTick(
         run: { [weak self] in self?.tick(of: generation) ?? false },
-        runInTurn: { [weak self] in await self?.tickInTurn(of: generation) ?? false }))
+        runInTurn: { [weak self] inTurn in
+          await self?.tickInTurn(of: generation, inTurn: inTurn) ?? false
+        }))
     let stale = state.withLock { state -> Cancel? in
       guard state.isActive, state.generation == generation else { return cancel }
       state.cancelGrid = cancel
@@ -145,10 +148,10 @@ final class LauncherCore: Sendable {
   }
 
   /// ``tick(of:)`` once no other tick of the launcher runs: the task, asynchronous or not, runs
-  /// in turn with the ticks of every grid. An asynchronous task runs in a task of its own,
-  /// which inherits the grid's task-local values and which cancelling the grid does not reach:
-  /// a tick that runs finishes, as on every launcher.
-  private func tickInTurn(of generation: UInt64) async -> Bool {
+  /// in turn with the ticks of every grid, after `inTurn`. An asynchronous task runs in a task
+  /// of its own, which inherits the grid's task-local values and which cancelling the grid does
+  /// not reach: a tick that runs finishes, as on every launcher.
+  private func tickInTurn(of generation: UInt64, inTurn: () -> Void) async -> Bool {
     await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
       let mine = state.withLock { state -> Bool in
         guard state.isTicking else {
@@ -160,6 +163,7 @@ final class LauncherCore: Sendable {
       }
       if mine { turn.resume() }
     }
+    inTurn()
     let task = currentTask(of: generation)
     switch task {
     case .sync(let work): work.run()
