@@ -141,9 +141,7 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// Delivers the batches that wait, and those queued meanwhile, until none is left; then this
   /// thread's turn is over.
   @inlinable func deliverWaiting() {
-    while true {
-      let next = state.withLock { $0.takeWaiting() }
-      if next.isEmpty { return }
+    while let next = state.withLock({ $0.takeWaiting() }) {
       for index in next.indices { send(next[index]) }
     }
   }

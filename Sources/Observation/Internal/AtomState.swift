@@ -109,10 +109,13 @@
     return batch
   }
 
-  /// The deliverer, after delivering what it had: what waits (to deliver next), or nothing, and
+  /// The deliverer, after delivering what it had: what waits (to deliver next), or `nil`, and
   /// then its turn is over.
-  @inlinable mutating func takeWaiting() -> [Batch<Value>] {
-    if waiting.isEmpty { isDelivering = false }
+  @inlinable mutating func takeWaiting() -> [Batch<Value>]? {
+    guard !waiting.isEmpty else {
+      isDelivering = false
+      return nil
+    }
     defer { waiting = [] }
     return waiting
   }
