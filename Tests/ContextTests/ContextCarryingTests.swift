@@ -106,13 +106,7 @@ let responseDataKey = DefaultedContextKey<Data>("response data", default: Data()
       weak.watch(button)
       alert.contextInfo[buttonKey] = button
     }
-    #if !canImport(ObjectiveC)
-      // Another test's sweep of the shared table may be holding the alert for the moment it
-      // takes to see whether it is alive (it releases it after unlocking): wait that out, for
-      // at most the helper timeout. Seen once in 20 whole-suite runs.
-      let deadline = ContinuousClock.now + helperTimeout
-      while weak.aliveCount > 1, ContinuousClock.now < deadline { sched_yield() }
-    #endif
+    waitOutSharedTableSweeps { weak.aliveCount <= 1 }  // seen once in 20 whole-suite runs
     #expect(weak.aliveCount <= 1)  // the alert is gone: the table never keeps it
     #if canImport(ObjectiveC)
       #expect(weak.aliveCount == 0)  // associated objects: released with the alert

@@ -413,6 +413,7 @@ struct Boom: Error, Equatable {}
       }
       withExtendedLifetime(keepAlive) { #expect(gone != nil) }
     }
+    if kind == .carried { waitOutSharedTableSweeps { gone == nil } }
     #expect(gone == nil)
     #expect(kept.allSatisfy { $0[key] == 1 })  // the views keep the values
   }

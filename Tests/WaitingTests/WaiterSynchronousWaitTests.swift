@@ -68,12 +68,13 @@ final class WaiterSynchronousWaitTests: WatchedTestCase {
 
   func testTheLastFinishWakesTheWaitWithoutWaitingForTheQuantum() {
     // A slice of the main run loop lasts up to a quantum; only the posted main-queue block
-    // ends it early. Without that block this wait would take the whole 5 s quantum.
-    let waiter = Waiter(quantum: .seconds(5))
+    // ends it early. Without that block this wait would last until its 30 s deadline (the
+    // quantum is longer); a loaded machine wakes it well within 10 s (3.1 s was seen).
+    let waiter = Waiter(quantum: .seconds(60))
     finishOnNewThread(after: 0.05) { waiter.finish() }
     let started = ContinuousClock.now
-    XCTAssertTrue(waiter.wait(timeout: .seconds(20)))
-    XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
+    XCTAssertTrue(waiter.wait(timeout: .seconds(30)))
+    XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
   }
 
   func testEachQuantumRunsOnTheMainThreadOncePerQuantum() {
@@ -150,12 +151,13 @@ final class WaiterSynchronousWaitTests: WatchedTestCase {
         }, forMode: .default)
       results.record("wait for a timer: \(timed.wait(timeout: .seconds(10)))")
 
-      let background = Waiter(quantum: .seconds(5))
+      // Prompt: well before the 30 s deadline, which a missed wake would wait for.
+      let background = Waiter(quantum: .seconds(60))
       finishOnNewThread(after: 0.01) { background.finish() }
       let started = ContinuousClock.now
-      let finished = background.wait(timeout: .seconds(10))
+      let finished = background.wait(timeout: .seconds(30))
       results.record(
-        "wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(2))"
+        "wait for another thread: \(finished), prompt: \(ContinuousClock.now - started < .seconds(10))"
       )
     }
     XCTAssertTrue(outer.wait(timeout: helperTimeout))
@@ -201,17 +203,19 @@ final class WaiterSynchronousWaitTests: WatchedTestCase {
   }
 
   @Test func theLastFinishWakesTheWaitWithoutWaitingForTheQuantum() async {
-    let waiter = Waiter(count: 2, quantum: .seconds(5))
+    // A missed wake would wait for the 30 s deadline (the quantum is longer); a loaded machine
+    // wakes it well within 10 s.
+    let waiter = Waiter(count: 2, quantum: .seconds(60))
     finishOnNewThread(after: 0.05) {
       waiter.finish()
       waiter.finish()
     }
     let elapsed = await onNewThread {
       let started = ContinuousClock.now
-      return (waiter.wait(timeout: .seconds(20)), ContinuousClock.now - started)
+      return (waiter.wait(timeout: .seconds(30)), ContinuousClock.now - started)
     }
     #expect(elapsed.0)
-    #expect(elapsed.1 < .seconds(2))
+    #expect(elapsed.1 < .seconds(10))
   }
 
   @Test func eachQuantumRunsOnTheWaitingThread() async {

@@ -135,3 +135,14 @@ func sweepSharedTable(until isDone: () -> Bool) {
   let deadline = ContinuousClock.now + helperTimeout
   while !isDone(), ContinuousClock.now < deadline { sched_yield() }
 }
+
+/// Waits, for at most ``helperTimeout``, until `isDone` holds, on Linux, where another test's
+/// sweep of the shared table may be holding an object for the moment it takes to see whether
+/// it is alive (it releases the object after unlocking, on its own thread). Use it before
+/// checking that an object whose default context lives in the shared table is gone.
+func waitOutSharedTableSweeps(until isDone: () -> Bool) {
+  #if !canImport(ObjectiveC)
+    let deadline = ContinuousClock.now + helperTimeout
+    while !isDone(), ContinuousClock.now < deadline { sched_yield() }
+  #endif
+}
