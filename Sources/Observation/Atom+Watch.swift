@@ -94,10 +94,7 @@ extension Recipient {
     let flag = Flag()
     let relay = MainRelay(stopped: flag, handler: handler)
     self.flag = flag
-    receive = { change in
-      guard !flag.isRaised else { return }
-      relay.send(change)
-    }
+    receive = { relay.send($0) }
     self.relay = relay
   }
 }

@@ -115,7 +115,11 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   ///
   /// - Parameter newValue: The new value.
   @inlinable public func set(_ newValue: Value) {
-    update { $0 = newValue }
+    var batch: Batch<Value>?
+    var replaced: Value?
+    let isShown = state.withLock { $0.set(newValue, &batch, &replaced) }
+    if let batch = consume batch { deliver(batch) }
+    if !isShown { _ = update(confirming: { $0 = newValue }, error: nil) }
   }
 
   /// Delivers `batch`, then every batch other threads queued meanwhile, until none is left.
@@ -150,7 +154,9 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// an `onChange` handler that reads a derived atom sees it recomputed (a derived atom is a
   /// watcher of its sources).
   @inlinable func send(_ batch: Batch<Value>) {
-    for index in batch.recipients.indices { batch.recipients[index].receive(batch.change) }
+    for index in batch.recipients.indices where !batch.recipients[index].flag.isRaised {
+      batch.recipients[index].receive(batch.change)
+    }
     if batch.isReported { observation.reportChange(of: self) }
   }
 

@@ -32,7 +32,8 @@
 ///   after the current delivery, like a watcher that updates what it watches.
 public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let derivation: Derivation<Value>
-  /// The watches on the sources, which hold the derivation; cancelled when the derived atom goes.
+  /// The watches on the sources, which hold the derivation; released, and so stopped, when the
+  /// derived atom goes.
   @usableFromInline let sourceWatches: [WatchToken]
 
   /// Creates a value derived from `source` by `compute`; every change is delivered.
@@ -96,10 +97,6 @@ public final class DerivedAtom<Value: Sendable>: Watchable, Sendable {
     sourceWatches = [source.watch { derivation.recompute(error: $0.error) }]
     self.derivation = derivation
     derivation.recompute(error: nil)  // as above
-  }
-
-  deinit {
-    for watch in sourceWatches { watch.cancel() }
   }
 
   /// The current value: a snapshot, safe to read from any thread.

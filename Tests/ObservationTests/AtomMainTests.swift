@@ -76,6 +76,21 @@ import TinyInternals
     #expect(count.watcherCount == 0)
   }
 
+  @Test func cancellingReleasesTheValuesOfChangesStillQueuedAtOnce() {
+    // The queued changes hold their values; cancelling drops them then, not when the main
+    // queue next runs (this test holds it).
+    let released = Counter()
+    let atom = Atom<Releasing?>(nil)
+    let token = atom.watchOnMain { _ in }
+    startThread {
+      atom.set(Releasing(released))
+      atom.set(nil)
+    }.wait()
+    #expect(released.value == 0)  // the two queued changes hold it
+    token.cancel()
+    #expect(released.value == 1)
+  }
+
   @Test func aHandlerThatUpdatesTheAtomSeesThatChangeAfterItReturns() {
     let count = Atom(0)
     var log: [String] = []
@@ -104,5 +119,18 @@ import TinyInternals
     }
     await mainQueueTurn()
     #expect(seen.all == [1])
+  }
+}
+
+/// A value that counts its release.
+private final class Releasing: Sendable {
+  let released: Counter
+
+  init(_ released: Counter) {
+    self.released = released
+  }
+
+  deinit {
+    released.increment()
   }
 }

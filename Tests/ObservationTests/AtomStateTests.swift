@@ -192,13 +192,17 @@ import TinyTestSupport
     #expect(state.recipients.isEmpty)
   }
 
-  @Test func aStoppedWatchIsNotCalled() {
+  @Test func aWatchStoppedAfterAChangeTookEffectIsNotCalledWithIt() {
+    let atom = Atom(0)
     let seen = Recorder<Int>()
-    let recipient = Recipient<Int> { seen.record($0.new) }
-    recipient.receive(AtomChange(old: 0, new: 1))
-    recipient.flag.raise()
-    recipient.receive(AtomChange(old: 1, new: 2))
-    #expect(seen.all == [1])
+    let token = atom.watch { seen.record($0.new) }
+    var batch: Batch<Int>?
+    var replaced: Int?
+    _ = atom.state.withLock { $0.update({ $0 = 1 }, &batch, &replaced) }
+    #expect(batch?.recipients.count == 1)  // the change goes to the watch
+    token.cancel()
+    atom.send(batch!)
+    #expect(seen.all.isEmpty)
   }
 
   @Test func takingEverythingOutLeavesNothingThatHoldsUserCode() {

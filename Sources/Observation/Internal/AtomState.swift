@@ -77,6 +77,17 @@
     return show(new, error: error, &batch, &replaced)
   }
 
+  /// Makes `new` the visible value, as ``update(error:_:_:_:)`` with a body that assigns it
+  /// does, without the closure (the set goals); returns `false`, changing nothing, while
+  /// optimistic layers are pending.
+  @inlinable mutating func set(
+    _ new: Value, _ batch: inout Batch<Value>?, _ replaced: inout Value?
+  ) -> Bool {
+    guard layers == nil else { return false }
+    _ = show(new, error: nil, &batch, &replaced)
+    return true
+  }
+
   /// Makes `new` the visible value and returns it. The change goes to the watchers, and to
   /// Observation when a tracked read or a registration may wait for it: the batch, which carries
   /// the old value, goes to `batch` when the caller is to deliver it now; with nobody to tell,
@@ -149,23 +160,19 @@
   }
 }
 
-/// One watch of an atom: the flag its token raises to stop it (which also names it), and what a
-/// delivery calls: a closure that checks the flag and calls the handler, or, for a main-queue
-/// watch, hands the change to its relay.
+/// One watch of an atom: the flag its token raises to stop it (which also names it, and which a
+/// delivery checks before each call), and what a delivery calls: the handler, or, for a
+/// main-queue watch, what hands the change to its relay.
 @usableFromInline struct Recipient<Value: Sendable>: Sendable {
-  let flag: Flag
+  @usableFromInline let flag: Flag
   @usableFromInline let receive: @Sendable (AtomChange<Value>) -> Void
   /// The relay of a main-queue watch.
   let relay: MainRelay<AtomChange<Value>>?
 
   /// A watch that calls `handler` on the delivering thread.
   init(_ handler: @escaping @Sendable (AtomChange<Value>) -> Void) {
-    let flag = Flag()
-    self.flag = flag
-    receive = { change in
-      guard !flag.isRaised else { return }
-      handler(change)
-    }
+    flag = Flag()
+    receive = handler
     relay = nil
   }
 
@@ -185,7 +192,7 @@
   init() {}
 
   /// Whether the flag is up.
-  var isRaised: Bool {
+  @inlinable var isRaised: Bool {
     #if canImport(Darwin)
       raised.withLock { $0 }
     #else
