@@ -34,13 +34,15 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   @usableFromInline let state: Locked<AtomState<Value>>
   /// Observation's registrar, and the key path of the value (see ``AtomObservation``).
   @usableFromInline let observation: AtomObservation<Value>
+  /// Whose turn it is to deliver (see ``DeliveryTurn``).
+  @usableFromInline let turn = DeliveryTurn()
 
   /// Creates an atom holding `value`.
   ///
   /// - Parameter value: The initial value.
   public init(_ value: Value) {
     observation = AtomObservation()
-    state = Locked(AtomState(value, tracked: observation.tracked))
+    state = Locked(AtomState(value, tracked: observation.tracked, turn: turn))
   }
 
   /// The current value: a snapshot, safe to read from any thread.
@@ -145,7 +147,8 @@ public final class Atom<Value: Sendable>: Watchable, Sendable {
   /// Delivers the batches that wait, and those queued meanwhile, until none is left; then this
   /// thread's turn is over.
   @inlinable func deliverWaiting() {
-    while let next = state.withLock({ $0.takeWaiting() }) {
+    while !turn.endUnlessWaiting() {
+      let next = state.withLock { $0.takeWaiting() }
       for index in next.indices { send(next[index]) }
     }
   }

@@ -79,7 +79,7 @@ import TinyTestSupport
     #expect(step.batch?.recipients.isEmpty == true)
     #expect(step.batch?.change.old == 1)
     #expect(!tracked.isRaised)  // lowered before the report: a later registration raises it
-    #expect(state.takeWaiting() == nil)
+    #expect(state.endRound() == nil)
     #expect(update(&state) { $0 = 3 }.batch == nil)  // nobody tracks it now
   }
 
@@ -132,16 +132,16 @@ import TinyTestSupport
     #expect(state.isDelivering)
     #expect(update(&state) { $0 += 1 }.batch == nil)  // someone is delivering
     #expect(update(&state) { $0 += 1 }.batch == nil)
-    #expect(state.takeWaiting()?.map(\.change.new) == [3, 4])
+    #expect(state.endRound()?.map(\.change.new) == [3, 4])
     #expect(state.isDelivering)  // it still has to deliver them
-    #expect(state.takeWaiting() == nil)
+    #expect(state.endRound() == nil)
     #expect(!state.isDelivering)
     #expect(update(&state) { $0 += 1 }.batch?.change.new == 5)
   }
 
   @Test func everySequenceOfStepsDeliversEachChangeOnceInOrderWithOneDeliverer() {
-    // All 2^10 sequences of 10 steps (a bit set: the deliverer's `takeWaiting()`; clear: a
-    // change from "another thread"); `takeWaiting` is only the deliverer's, so it is skipped
+    // All 2^10 sequences of 10 steps (a bit set: the deliverer's `endRound()`; clear: a
+    // change from "another thread"); `endRound` is only the deliverer's, so it is skipped
     // while nobody delivers.
     for mask in 0..<(1 << 10) {
       var state = watched(0)
@@ -155,14 +155,14 @@ import TinyTestSupport
             delivered.append(batch.change.new)
           }
         } else if deliverer {
-          let batches = state.takeWaiting()
+          let batches = state.endRound()
           delivered += batches?.map(\.change.new) ?? []
           deliverer = batches != nil
         }
         #expect(state.isDelivering == deliverer)
       }
       while deliverer {
-        let batches = state.takeWaiting()
+        let batches = state.endRound()
         delivered += batches?.map(\.change.new) ?? []
         deliverer = batches != nil
       }
@@ -219,4 +219,15 @@ import TinyTestSupport
     #expect(state.recipients.isEmpty && state.waiting.isEmpty && state.layers == nil)
     #expect(state.stored == nil)
   }
+}
+
+extension AtomState {
+  /// The deliverer after a round, as `Atom.deliverWaiting()` does it: `nil` when its turn ended
+  /// (nothing waited), or what waits, taken with the turn kept.
+  mutating func endRound() -> [Batch<Value>]? {
+    turn.endUnlessWaiting() ? nil : takeWaiting()
+  }
+
+  /// Whether a thread is delivering.
+  var isDelivering: Bool { turn.isTaken }
 }

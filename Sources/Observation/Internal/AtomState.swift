@@ -12,8 +12,9 @@
 ///
 /// Delivery is serial: a change that finds nobody delivering makes its caller the deliverer and
 /// hands it the batch; a change made meanwhile waits in ``waiting``. After each round the
-/// deliverer calls ``takeWaiting()``, which hands it what waits or, when nothing does, ends its
-/// turn. So batches reach the watchers one at a time, in the order the changes took effect.
+/// deliverer ends its turn (``DeliveryTurn``) or, when changes wait, takes them with
+/// ``takeWaiting()``. So batches reach the watchers one at a time, in the order the changes took
+/// effect.
 @usableFromInline struct AtomState<Value: Sendable>: Sendable {
   /// The waiter of an optimistic update whose commit waits for its turn.
   @usableFromInline typealias Waiter = CheckedContinuation<Void, Never>
@@ -29,8 +30,8 @@
   /// Raised while a tracked read or a stored registration of Observation may wait for the next
   /// change (see ``ReadProbe``); a change that finds it down skips the registrar.
   @usableFromInline let tracked: Flag
-  /// Whether a thread is delivering.
-  @usableFromInline var isDelivering = false
+  /// Whose turn it is to deliver; the atom holds it too, to end the turn without its lock.
+  @usableFromInline let turn: DeliveryTurn
   /// The batches that wait for the deliverer, oldest first.
   @usableFromInline var waiting: [Batch<Value>] = []
   /// The pending optimistic layers, or `nil` when there is none.
@@ -41,9 +42,10 @@
   @usableFromInline var ticketTaken: UInt64 = 0
   @usableFromInline var ticketShown: UInt64 = 0
 
-  init(_ value: Value, tracked: Flag) {
+  init(_ value: Value, tracked: Flag, turn: DeliveryTurn = DeliveryTurn()) {
     stored = value
     self.tracked = tracked
+    self.turn = turn
   }
 
   /// The visible value.
@@ -109,24 +111,20 @@
     return new
   }
 
-  /// Hands `batch` back when the caller is to deliver it now (it became the deliverer), or
-  /// queues it for the thread that is delivering.
+  /// Hands `batch` back when the caller is to deliver it now (it took the turn), or queues it
+  /// for the thread that is delivering.
   @inlinable mutating func submit(_ batch: Batch<Value>) -> Batch<Value>? {
-    guard !isDelivering else {
+    guard turn.take() else {
       waiting.append(batch)
       return nil
     }
-    isDelivering = true
     return batch
   }
 
-  /// The deliverer, after delivering what it had: what waits (to deliver next), or `nil`, and
-  /// then its turn is over.
-  @inlinable mutating func takeWaiting() -> [Batch<Value>]? {
-    guard !waiting.isEmpty else {
-      isDelivering = false
-      return nil
-    }
+  /// The deliverer, whose turn could not end because changes wait: takes them, to deliver next,
+  /// and keeps its turn.
+  @inlinable mutating func takeWaiting() -> [Batch<Value>] {
+    turn.keep()
     defer { waiting = [] }
     return waiting
   }
@@ -224,6 +222,81 @@
     #else
       raised.load(ordering: .acquiring)
         && raised.exchange(false, ordering: .acquiringAndReleasing)
+    #endif
+  }
+}
+
+/// Whose turn it is to deliver an atom's changes: nobody's, a deliverer's, or a deliverer's
+/// with changes waiting for it in the atom's state. Only a holder of the atom's lock takes the
+/// turn or marks that changes wait (and queues them in the same hold); the deliverer ends its
+/// turn without the lock when nothing waits, and otherwise takes what waits under the lock.
+@usableFromInline final class DeliveryTurn: Sendable {
+  @usableFromInline static var idle: UInt8 { 0 }
+  @usableFromInline static var delivering: UInt8 { 1 }
+  @usableFromInline static var waiting: UInt8 { 2 }
+
+  #if canImport(Darwin)
+    @usableFromInline let word = Locked(DeliveryTurn.idle)
+  #else
+    // An atomic (the set → 1 and set → 10 goals): a turn that ends with nothing waiting does not
+    // take the atom's lock a second time.
+    @usableFromInline let word = Atomic(DeliveryTurn.idle)
+  #endif
+
+  init() {}
+
+  /// Under the atom's lock: takes the turn (`true`), or marks that a change waits for the
+  /// deliverer (`false`; queue it before unlocking).
+  @inlinable func take() -> Bool {
+    #if canImport(Darwin)
+      word.withLock { word in
+        defer { word = word == Self.idle ? Self.delivering : Self.waiting }
+        return word == Self.idle
+      }
+    #else
+      let seen = word.load(ordering: .acquiring)
+      if seen == Self.waiting { return false }
+      if seen == Self.delivering {
+        let marked = word.compareExchange(
+          expected: Self.delivering, desired: Self.waiting, ordering: .acquiringAndReleasing)
+        if marked.exchanged { return false }
+      }
+      word.store(Self.delivering, ordering: .releasing)  // idle: only a lock holder leaves it
+      return true
+    #endif
+  }
+
+  /// Outside the lock, after a round of delivery: ends the turn and returns `true` when nothing
+  /// waits; returns `false` when changes wait (take them under the lock).
+  @inlinable func endUnlessWaiting() -> Bool {
+    #if canImport(Darwin)
+      word.withLock { word in
+        guard word == Self.delivering else { return false }
+        word = Self.idle
+        return true
+      }
+    #else
+      word.compareExchange(
+        expected: Self.delivering, desired: Self.idle, ordering: .acquiringAndReleasing
+      ).exchanged
+    #endif
+  }
+
+  /// Under the atom's lock, taking what waits: the deliverer keeps its turn.
+  @inlinable func keep() {
+    #if canImport(Darwin)
+      word.withLock { $0 = Self.delivering }
+    #else
+      word.store(Self.delivering, ordering: .releasing)
+    #endif
+  }
+
+  /// Whether a thread is delivering, for tests.
+  var isTaken: Bool {
+    #if canImport(Darwin)
+      word.withLock { $0 != Self.idle }
+    #else
+      word.load(ordering: .acquiring) != Self.idle
     #endif
   }
 }
