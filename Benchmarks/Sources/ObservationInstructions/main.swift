@@ -1,7 +1,7 @@
 // Instruction counts and times of TinyObservation's update, set and derived set, beside the same
-// work written by hand: the floors, and the stand-ins (StandIns.swift) that do the least the
-// documented guarantees need. Each operation is a call into a function that is not inlined, as a
-// benchmark body calls it.
+// work written by hand: the floors, and the stand-ins (StandIns.swift, SetLadder.swift,
+// DerivedLadder.swift) that do what the documented guarantees need, one guarantee per rung.
+// Each operation is a call into a function that is not inlined, as a benchmark body calls it.
 //
 //   swift build -c release --product ObservationInstructions
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
@@ -10,12 +10,25 @@
 //   .build/release/ObservationInstructions pair <floor:mode> ...
 //     (each mode's time over its floor's, the two run in alternating chunks in one process)
 //
-// Modes: none; mutex (a `Mutex` increment), minimal (the least an update must do), update
-// (`Atom.update`); mutexread, read (`Atom.value`); floor1, floor10 (a lock and an array of
-// closures), minimalset1, minimalset10, set1, set10 (`Atom.set` to 1 or 10 watchers); floor2
-// (two such stages), minimalderived, derived (a set through a `DerivedAtom` to one watcher);
-// mutex2, minimal2, update2: mutex, minimal and update made by two threads at once, half the
-// count each (times only).
+// Modes:
+// - none: the empty program.
+// - update: mutex (a `Mutex` increment), minimal (the least an update must do), update
+//   (`Atom.update`); mutex2, minimal2, update2: the same made by two threads at once, half the
+//   count each (times only).
+// - read: mutexread (a `Mutex` read), read (`Atom.value`).
+// - set to 1 or 10 watchers (suffix 1 or 10), the ladder of SetLadder.swift: floor1 (rung 0, a
+//   lock and an array of closures), flagged1 (+ stop flags), recorded1 (+ the change record,
+//   version, layers and Observation checks), serial1 (+ serial delivery), nonnesting1 (+ no
+//   nesting: the guarantees of `Atom.set`), atomicturn1 (nonnesting1 with the turn ended by a
+//   compare-and-swap); set1 (`Atom.set`).
+// - set through a derived value to one watcher, the ladder of DerivedLadder.swift: floor2 (two
+//   floor stages), derivedstages (+ the set guarantees of serial1 on both), derivedordered (+
+//   the derived value's ordering), derivednonnesting (+ no nesting: the guarantees of a set
+//   through a `DerivedAtom`), derivedatomicturn (derivednonnesting with the turns ended by a
+//   compare-and-swap); derived (`Atom.set` through a `DerivedAtom`).
+//
+// Every set mode checks the total its handlers added, so that no rung skips a delivery; mode
+// `stress` checks the top rungs' order with 4 threads setting at once.
 
 import Dispatch
 import Foundation
@@ -40,12 +53,25 @@ final class Total: @unchecked Sendable {  // safe: one thread
   }
 }
 @inline(never) func increment(_ atom: MinimalAtom) -> Int { atom.update { $0 += 1 } }
-@inline(never) func set(_ atom: MinimalWatchedAtom, _ value: Int) { atom.set(value) }
 @inline(never) func increment(_ atom: Atom<Int>) -> Int { atom.update { $0 += 1 } }
 @inline(never) func set(_ atom: Atom<Int>, _ value: Int) { atom.set(value) }
 @inline(never) func set(_ floor: LockAndClosures, _ value: Int) { floor.set(value) }
+@inline(never) func set(_ stage: FlaggedStage, _ value: Int) { stage.set(value) }
+@inline(never) func set(_ stage: RecordedStage, _ value: Int) { stage.set(value) }
+@inline(never) func setNested(_ stage: Stage<LockedTurn>, _ value: Int) { stage.setNested(value) }
+@inline(never) func set(_ stage: Stage<LockedTurn>, _ value: Int) { stage.set(value) }
+@inline(never) func set(_ stage: Stage<AtomicTurn>, _ value: Int) { stage.set(value) }
 @inline(never) func read(_ mutex: borrowing Mutex<Int>) -> Int { mutex.withLock { $0 } }
 @inline(never) func read(_ atom: Atom<Int>) -> Int { atom.value }
+
+/// Stops unless the handlers of a set mode added what `count` sets of 0, 1, 2, … deliver:
+/// `perSet` for each set after the first, which changes nothing (or shows an equal value).
+func check(_ total: Total, _ count: Int, perSet: Int, _ mode: String) {
+  precondition(total.value == (count - 1) * perSet, "\(mode): the handlers added \(total.value)")
+}
+
+/// The number of watchers a set mode names by its suffix: 10 or 1.
+func watchers(_ mode: String) -> Int { mode.hasSuffix("10") ? 10 : 1 }
 
 /// Runs `operation` `count` times in all, half on each of two threads at once.
 func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
@@ -66,48 +92,6 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
   case "update":
     let atom = Atom(0)
     for _ in 0..<count { use(increment(atom)) }
-  case "set1", "set10":
-    let atom = Atom(0)
-    let total = Total()
-    let tokens = (0..<(mode == "set1" ? 1 : 10)).map { _ in
-      atom.watch { total.value &+= $0.new &- $0.old }
-    }
-    withExtendedLifetime(tokens) { for value in 0..<count { set(atom, value) } }
-    precondition(total.value > 0, "a watcher did not run")
-  case "minimalset1", "minimalset10":
-    let atom = MinimalWatchedAtom()
-    let total = Total()
-    for _ in 0..<(mode == "minimalset1" ? 1 : 10) {
-      atom.watch { total.value &+= $0.new &- $0.old }
-    }
-    for value in 0..<count { set(atom, value) }
-    precondition(total.value > 0, "a watcher did not run")
-  case "mutexread":
-    let mutex = Mutex(0)
-    for _ in 0..<count { use(read(mutex)) }
-  case "read":
-    let atom = Atom(0)
-    for _ in 0..<count { use(read(atom)) }
-  case "derived":
-    let atom = Atom(0)
-    let doubled = DerivedAtom(atom) { $0 &* 2 }
-    let total = Total()
-    let token = doubled.watch { total.value &+= $0.new &- $0.old }
-    withExtendedLifetime(token) { for value in 0..<count { set(atom, value) } }
-    precondition(total.value > 0, "a watcher did not run")
-  case "floor2":
-    let total = Total()
-    let stage = LockAndClosures()
-    stage.add { old, new in total.value &+= new &- old }
-    let source = LockAndClosures()
-    source.add { _, new in stage.set(new &* 2) }
-    for value in 0..<count { set(source, value) }
-    precondition(total.value > 0, "a handler did not run")
-  case "minimalderived":
-    let total = Total()
-    let derived = MinimalDerived { total.value &+= $0.new &- $0.old }
-    for value in 0..<count { set(derived.source, value) }
-    precondition(total.value > 0, "a handler did not run")
   case "mutex2":
     let mutex = Mutex(0)
     onTwoThreads(count) { use(increment(mutex)) }
@@ -117,15 +101,15 @@ func onTwoThreads(_ count: Int, _ operation: @Sendable () -> Void) {
   case "update2":
     let atom = Atom(0)
     onTwoThreads(count) { use(increment(atom)) }
-  case "floor1", "floor10":
-    let floor = LockAndClosures()
-    let total = Total()
-    for _ in 0..<(mode == "floor1" ? 1 : 10) {
-      floor.add { old, new in total.value &+= new &- old }
-    }
-    for value in 0..<count { set(floor, value) }
-    precondition(total.value > 0, "a handler did not run")
-  default: fatalError("unknown mode \(mode)")
+  case "mutexread":
+    let mutex = Mutex(0)
+    for _ in 0..<count { use(read(mutex)) }
+  case "read":
+    let atom = Atom(0)
+    for _ in 0..<count { use(read(atom)) }
+  case "stress": stress(count)
+  default:
+    if !runSet(mode, count) && !runDerived(mode, count) { fatalError("unknown mode \(mode)") }
   }
 }
 
