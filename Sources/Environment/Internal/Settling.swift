@@ -41,6 +41,12 @@ final class Settler: Sendable {
     /// Whether the current `advance` has written its line about the main queue.
     var hasReported = false
 
+    /// Ends the settle: hands back what to call, and no job counts in it any more.
+    mutating func finish() -> @Sendable () -> Void {
+      defer { whenSettled = nil }
+      return whenSettled ?? {}
+    }
+
     /// The line to write about the main queue, once per `advance`.
     mutating func report() -> String? {
       guard !hasReported else { return nil }
@@ -120,16 +126,12 @@ final class Settler: Sendable {
     enum Next { case wait, mainRound(UInt64), settled(@Sendable () -> Void, report: String?) }
     let next = state.withLock { state -> Next in
       state.pending -= 1
-      guard state.pending == 0, let whenSettled = state.whenSettled else { return .wait }
-      guard state.isDirty else {
-        state.whenSettled = nil
-        return .settled(whenSettled, report: nil)
-      }
+      guard state.pending == 0, state.whenSettled != nil else { return .wait }
+      guard state.isDirty else { return .settled(state.finish(), report: nil) }
       guard state.unrunRound == nil else {
         // The main queue has not run since a round that a settle gave up on: neither would it
         // run this one.
-        state.whenSettled = nil
-        return .settled(whenSettled, report: state.report())
+        return .settled(state.finish(), report: state.report())
       }
       state.roundsSent += 1
       (state.pending, state.isDirty, state.mainQueueRuns) = (1, false, false)
