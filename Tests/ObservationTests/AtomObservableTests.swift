@@ -132,7 +132,10 @@ struct Parity: Sendable {
     _ = atom.value
     #expect(atom.reportsToObservation == false)
     guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-    _ = withObservationTracking { atom.value } onChange: {}
+    _ = withObservationTracking {
+      atom.value
+    } onChange: {
+    }
     #expect(atom.reportsToObservation == true)
     token.cancel()
   }
