@@ -109,7 +109,8 @@ func sideTableReads(
       blackHole(data.forPlain.next { data.plain.value(for: key, of: $0) })
     },
     Variant("TinyContext default contextInfo") {
-      blackHole(data().forDefault.next { $0.contextInfo[key] })
+      let data = data()
+      blackHole(data.forDefault.next { $0.contextInfo[key] })
     },
     Variant("TinyContext ContextTable") {
       let data = data()
@@ -181,7 +182,10 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       let data = data()
       blackHole(data.forHeldFloor.next { data.heldFloor.value(for: $0) })
     },
-    Variant("TinyContext") { blackHole(data().forHeld.next { $0.contextInfo[key] }) }
+    Variant("TinyContext") {
+      let data = data()
+      blackHole(data.forHeld.next { $0.contextInfo[key] })
+    }
   )
   compare(
     "ContextTable.shared read, \(count.formatted()) owners",
@@ -191,7 +195,8 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       blackHole(data.forSharedFloor.next { data.carriedFloor.value(for: $0) })
     },
     Variant("TinyContext") {
-      blackHole(data().forShared.next { ContextTable.shared.contextInfo(for: $0)[key] })
+      let data = data()
+      blackHole(data.forShared.next { ContextTable.shared.contextInfo(for: $0)[key] })
     }
   )
   compare(
@@ -202,7 +207,8 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       blackHole(data.forDefaultFloor.next { data.carriedFloor.value(for: $0) })
     },
     Variant("TinyContext (ContextTable.shared on Linux)") {
-      blackHole(data().forDefault.next { $0.contextInfo[key] })
+      let data = data()
+      blackHole(data.forDefault.next { $0.contextInfo[key] })
     }
   )
 }
