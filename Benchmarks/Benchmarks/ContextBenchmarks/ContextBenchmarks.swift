@@ -3,14 +3,18 @@
 // context (`let contextInfo = ContextInfo()`), `ContextTable.shared.contextInfo(for: owner)[key]`,
 // and the default `owner.contextInfo[key]` of a `ContextCarrying` class (on Linux, the shared
 // table itself). Each is paired with its floor: one `Mutex` around a dictionary keyed by the same
-// owners' identities, read in the same order (`MutexDictionary` and `Walk`, in ContextFloor). The
-// other rows are paired with a plain lock-protected dictionary that does the same lookup without
-// any lifetime management: the dictionary in the owner for owner-held contexts, a global one
-// keyed by object identity for the side table. One benchmark iteration is one read or write;
-// each sample runs 1,000 of them (`scalingFactor: .kilo`), so the times below are per
-// operation. Each group's data is a lazily initialized global, so a benchmark process builds
-// only the data of the group it measures (and the shared table holds only its owners). `Mutex`
-// needs macOS 15 on Apple platforms; this suite is run on Linux.
+// owners' identities, read in the same order (`MutexDictionary` and `Walk`, in ContextFloor).
+// Beside them, stand-ins for the shared table's read (`StandInTable`, in ContextFloor): its
+// guarantees written by hand and specialized for `Int`, complete and each without one of them,
+// against the same floor, to show what each guarantee costs. The other rows are paired with a
+// plain lock-protected dictionary that does the same lookup without any lifetime management:
+// the dictionary in the owner for owner-held contexts, a global one keyed by object identity
+// for the side table. One benchmark iteration is one read or write; each sample runs 1,000 of
+// them (`scalingFactor: .kilo`), so the times below are per operation. Each group's data is a
+// lazily initialized global, so a benchmark process builds only the data of the group it
+// measures (and the shared table holds only its owners). Every body takes its data once, as
+// its floor's does, so the two pay the same to reach it. `Mutex` needs macOS 15 on Apple
+// platforms; this suite is run on Linux.
 
 import Benchmark
 import BenchmarkSupport
@@ -109,7 +113,8 @@ func sideTableReads(
       blackHole(data.forPlain.next { data.plain.value(for: key, of: $0) })
     },
     Variant("TinyContext default contextInfo") {
-      blackHole(data().forDefault.next { $0.contextInfo[key] })
+      let data = data()
+      blackHole(data.forDefault.next { $0.contextInfo[key] })
     },
     Variant("TinyContext ContextTable") {
       let data = data()
@@ -181,7 +186,10 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       let data = data()
       blackHole(data.forHeldFloor.next { data.heldFloor.value(for: $0) })
     },
-    Variant("TinyContext") { blackHole(data().forHeld.next { $0.contextInfo[key] }) }
+    Variant("TinyContext") {
+      let data = data()
+      blackHole(data.forHeld.next { $0.contextInfo[key] })
+    }
   )
   compare(
     "ContextTable.shared read, \(count.formatted()) owners",
@@ -191,7 +199,8 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       blackHole(data.forSharedFloor.next { data.carriedFloor.value(for: $0) })
     },
     Variant("TinyContext") {
-      blackHole(data().forShared.next { ContextTable.shared.contextInfo(for: $0)[key] })
+      let data = data()
+      blackHole(data.forShared.next { ContextTable.shared.contextInfo(for: $0)[key] })
     }
   )
   compare(
@@ -202,7 +211,63 @@ func goalReads(owners count: Int, _ data: @escaping @autoclosure () -> GoalData)
       blackHole(data.forDefaultFloor.next { data.carriedFloor.value(for: $0) })
     },
     Variant("TinyContext (ContextTable.shared on Linux)") {
-      blackHole(data().forDefault.next { $0.contextInfo[key] })
+      let data = data()
+      blackHole(data.forDefault.next { $0.contextInfo[key] })
+    }
+  )
+}
+
+/// Owners in a fixed shuffled order, each given its index in every stand-in table and in the
+/// floor, and a walk over them for each; every read is checked once.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+final class StandInData {
+  let floor: MutexDictionary
+  let forFloor: Walk<Owner>
+  let forComplete: Walk<Owner>
+  let forCopied: Walk<Owner>
+  let forWithoutSweep: Walk<Owner>
+  let forInEntry: Walk<Owner>
+
+  init(owners count: Int) {
+    let owners = shuffled((0..<count).map { _ in Owner() })
+    for table in [StandInTable.complete, .copied, .withoutSweep, .inEntry] {
+      for (index, owner) in owners.enumerated() { table.store(index, for: owner) }
+      check(owners, "a stand-in") { table.value(for: $0) }
+    }
+    floor = MutexDictionary(owners)
+    (forFloor, forComplete, forCopied) = (Walk(owners), Walk(owners), Walk(owners))
+    (forWithoutSweep, forInEntry) = (Walk(owners), Walk(owners))
+  }
+}
+
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+nonisolated(unsafe) let standIns = StandInData(owners: 1_000)
+
+/// Stand-ins for `ContextTable.shared`'s read that keep its guarantees, or all but one (see
+/// StandInTable, in ContextFloor), each against the floor of the goal rows.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+func standInReads(_ data: @escaping @autoclosure () -> StandInData) {
+  compare(
+    "ContextTable.shared read, stand-ins, 1,000 owners",
+    baseline: Variant("Mutex<[ObjectIdentifier: Int]>, 1,000 entries") {
+      let data = data()
+      blackHole(data.forFloor.next { data.floor.value(for: $0) })
+    },
+    Variant("every guarantee, values boxed") {
+      let data = data()
+      blackHole(data.forComplete.next { StandInTable.complete.value(for: $0) })
+    },
+    Variant("every guarantee, value copied under the lock") {
+      let data = data()
+      blackHole(data.forCopied.next { StandInTable.copied.value(for: $0) })
+    },
+    Variant("copied, no sweep") {
+      let data = data()
+      blackHole(data.forWithoutSweep.next { StandInTable.withoutSweep.value(for: $0) })
+    },
+    Variant("copied, value in the table's entry (no view)") {
+      let data = data()
+      blackHole(data.forInEntry.next { StandInTable.inEntry.value(for: $0) })
     }
   )
 }
@@ -239,6 +304,7 @@ let benchmarks: @Sendable () -> Void = {
   if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
     goalReads(owners: 1_000, thousandGoalOwners)
     goalReads(owners: 100_000, hundredThousandGoalOwners)
+    standInReads(standIns)
   }
 
   compare(

@@ -14,7 +14,9 @@
 //     (the best of five runs, per read)
 //
 // Modes: none, floor (the `Mutex` dictionary of the owners that hold their context), held,
-// sharedfloor (the same of the owners that carry the default context), shared, default.
+// sharedfloor (the same of the owners that carry the default context), shared, default, and
+// the stand-ins of `shared` (StandInTable, in ContextFloor): complete, copied, withoutSweep,
+// inEntry.
 
 import ContextFloor
 import TinyContext
@@ -40,6 +42,14 @@ let key = ContextKey<Int>("value")
   ContextTable.shared.contextInfo(for: owner)[key]
 }
 @inline(never) func readDefault(_ owner: Carried) -> Int? { owner.contextInfo[key] }
+@inline(never) func readStandIn(_ table: StandInTable, _ owner: Carried) -> Int? {
+  table.value(for: owner)
+}
+
+/// The stand-in table of each stand-in mode.
+let standIns: [String: StandInTable] = [
+  "complete": .complete, "copied": .copied, "withoutSweep": .withoutSweep, "inEntry": .inEntry,
+]
 
 /// Makes `owners` owners of each kind, each given its index, and reads `count` of them in the
 /// fixed shuffled order with `mode`.
@@ -48,6 +58,9 @@ func run(_ mode: String, owners: Int, count: Int) {
   let carried = shuffled((0..<owners).map { _ in Carried() })
   for (index, owner) in held.enumerated() { owner.contextInfo[key] = index }
   for (index, owner) in carried.enumerated() { owner.contextInfo[key] = index }
+  if let table = standIns[mode] {
+    for (index, owner) in carried.enumerated() { table.store(index, for: owner) }
+  }
   let heldFloor = MutexDictionary(held)
   let carriedFloor = MutexDictionary(carried)
   let heldWalk = Walk(held)
@@ -60,6 +73,9 @@ func run(_ mode: String, owners: Int, count: Int) {
     case "sharedfloor": for _ in 0..<count { use(carriedWalk.next { read(carriedFloor, $0) }) }
     case "shared": for _ in 0..<count { use(carriedWalk.next(readShared)) }
     case "default": for _ in 0..<count { use(carriedWalk.next(readDefault)) }
+    case let mode where standIns[mode] != nil:
+      let table = standIns[mode]!
+      for _ in 0..<count { use(carriedWalk.next { readStandIn(table, $0) }) }
     default: fatalError("unknown mode \(mode)")
     }
   }

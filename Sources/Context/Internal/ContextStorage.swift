@@ -13,6 +13,11 @@ import TinyInternals
 /// each context's values are released after the current one's, on the same thread.
 final class ContextStorage: Sendable {
   private let values = Locked(ContextValues())
+  /// Whether a lookup in the table that holds this context found it since the table's sweep
+  /// last passed its slot (see ``SideTable``). After the values, so that it moves nothing of a
+  /// read's.
+  // nonisolated(unsafe): only read and written with the lock of the one table that holds it.
+  nonisolated(unsafe) var wasLookedUp = false
 
   init() {}
 
