@@ -77,6 +77,34 @@ import TinyInternals
     #expect(atom.value.id == 0)
   }
 
+  @Test func whatAThrowingBodyLeftBehindWhileLayersArePendingIsReleasedAfterUnlocking()
+    async throws
+  {
+    let later = Later<Atom<Probe>>()
+    let log = Recorder<String>()
+    let atom = Atom(Probe(0))
+    later.value = atom
+    let started = Gate()
+    let finish = Gate()
+    let save = Task {
+      try await atom.update(optimistically: { $0 = Probe($0.id + 10) }) { _ in
+        started.open()
+        await finish.opened()
+      }
+    }
+    await started.opened()
+    #expect(throws: Oops(code: 1)) {
+      try atom.update { (value: inout Probe) throws(Oops) in
+        value = Self.probe(1, later, .read, log)  // changes the confirmed value's copy
+        throw Oops(code: 1)
+      }
+    }
+    #expect(log.all == ["read"])
+    finish.open()
+    _ = try await value(of: save)
+    #expect(atom.value.id == 10)
+  }
+
   @Test(
     "a confirmed value replaced while optimistic updates are pending is released after unlocking",
     arguments: Reentry.allCases)

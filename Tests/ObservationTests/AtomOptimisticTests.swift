@@ -184,6 +184,35 @@ import TinyTestSupport
     #expect(doc.value == Doc(stars: 5))
   }
 
+  @Test func aLayerAddedWhileAnotherIsPendingLeavesThatOneToRollBack() async throws {
+    let doc = Atom(Doc())
+    let started = Gate()
+    let fail = Gate()
+    let first = Task {
+      try await doc.update(optimistically: { $0.stars = 1 }) { _ in
+        started.open()
+        await fail.opened()
+        throw Oops(code: 1)
+      }
+    }
+    await started.opened()
+    let shown = Gate()
+    let second = Task {
+      try await doc.update(optimistically: { value in
+        value.tags.append("second")
+        shown.open()
+      }) { _ in }
+    }
+    await shown.opened()
+    #expect(doc.value == Doc(stars: 1, tags: ["second"]))
+    #expect(doc.pendingLayerCount == 2)
+    fail.open()
+    await #expect(throws: Oops(code: 1)) { _ = try await first.value }
+    _ = try await value(of: second)
+    #expect(doc.value == Doc(tags: ["second"]))  // the first layer rolled back, the second kept
+    #expect(doc.confirmedValue == Doc(tags: ["second"]))
+  }
+
   @Test func manyConcurrentOptimisticUpdatesAllCommitInTurn() async throws {
     let count = Atom(0)
     let inFlight = Atom(0)

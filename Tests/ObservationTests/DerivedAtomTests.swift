@@ -283,6 +283,20 @@ import TinyTestSupport
     token?.cancel()
   }
 
+  @Test func aChangeOfTheSourceBetweenTheFirstReadAndTheWatchIsNotMissed() {
+    // The first computation changes the source: the derived atom's watch is not in place yet,
+    // so only the recomputation once it is catches that change.
+    let source = Atom(1)
+    let calls = Counter()
+    let derived = DerivedAtom(source) { value in
+      if calls.increment() == 1 { source.set(2) }
+      return value * 10
+    }
+    #expect(derived.value == 20)
+    source.set(3)
+    #expect(derived.value == 30)
+  }
+
   @Test func computesCapturesMayUseTheSourcesWhenTheDerivedAtomIsReleased() {
     let source = Atom(0)
     do {
