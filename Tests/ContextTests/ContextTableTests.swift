@@ -131,6 +131,30 @@ import TinyTestSupport
       "\(worst) lookups (bound \(12 * size))")
   }
 
+  @Test func lookupsOfTheLiveOwnersNeverHoldTheSweepBack() {
+    // Every lookup finds a live owner, so every live entry is always one that a lookup found
+    // since the sweep last passed it: the sweep passes it and moves on, and reaches the dead
+    // entry within the bound, from every position and cursor phase.
+    let size = 3
+    for victim in 0..<size {
+      for warmUp in 0..<(2 * size) {
+        let table = ContextTable()
+        var owners: [Model?] = (0..<size).map { _ in Model() }
+        for owner in owners { table.contextInfo(for: owner!)[key] = 1 }
+        let probe = Model()
+        for _ in 0..<warmUp { _ = table.hasContext(for: probe) }
+        owners[victim] = nil
+        let live = owners.compactMap { $0 }
+        var operations = 0
+        while table.count == size, operations <= 12 * size {
+          _ = table.hasContext(for: live[operations % live.count])
+          operations += 1
+        }
+        #expect(table.count == size - 1, "victim \(victim), warm-up \(warmUp)")
+      }
+    }
+  }
+
   @Test func insertionsReclaimTooWhileNewOwnersArrive() {
     // Churn: each owner dies right after storing its value. Every insertion sweeps two slots,
     // so the table never grows.
