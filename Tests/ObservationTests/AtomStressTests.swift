@@ -7,7 +7,8 @@ import TinyTestSupport
 /// ever goes up by one: every change exactly once, in order.
 ///
 /// Safe without a lock because the atom calls each watcher serially and orders the calls with
-/// its lock, so the thread sanitizer would report a race here if it did not. Read it only once
+/// its lock and its delivery turn (a turn that ends with nothing waiting publishes the calls it
+/// made to the next deliverer), so the thread sanitizer would report a race here if it did not. Read it only once
 /// the updates are done.
 final class SequenceCheck: @unchecked Sendable {  // safe: see the type's comment
   private(set) var count = 0
