@@ -505,12 +505,14 @@ import TinyTestSupport
     for assignFirst in [false, true] {
       await withWorld(assignFirst ? .mock : first) { () async in
         if assignFirst { Current = first }
+        let entered = Gate()
         let gate = Gate()
         async let replaced: Void = {
+          await entered.opened()  // the method has read `Current` and is running
           Current = second  // the scope's box is shared with its child tasks
           gate.open()
         }()
-        #expect(await Current.markerOnceOpened(gate) == firstMarker)
+        #expect(await Current.markerOnceOpened(gate, entered: entered) == firstMarker)
         await replaced
         #expect(currentMarker == secondMarker)
       }

@@ -64,8 +64,10 @@ func expectAWorldReplacedDuringAReadToLiveUntilTheReadEnds(freedAtOnce: Bool = t
 }
 
 extension World {
-  /// `self`'s marker, read after `gate` opens (the calling task suspends until then).
-  func markerOnceOpened(_ gate: Gate) async -> String? {
+  /// Opens `entered`, then returns `self`'s marker, read after `gate` opens (the calling task
+  /// suspends until then).
+  func markerOnceOpened(_ gate: Gate, entered: Gate) async -> String? {
+    entered.open()
     await gate.opened()
     return preferredLanguages.first { $0.hasPrefix("x-") }
   }
