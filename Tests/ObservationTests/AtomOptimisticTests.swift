@@ -207,7 +207,7 @@ import TinyTestSupport
     #expect(doc.value == Doc(stars: 1, tags: ["second"]))
     #expect(doc.pendingLayerCount == 2)
     fail.open()
-    await #expect(throws: Oops(code: 1)) { _ = try await first.value }
+    await #expect(throws: Oops(code: 1)) { try await result(of: first).get() }
     _ = try await value(of: second)
     #expect(doc.value == Doc(tags: ["second"]))  // the first layer rolled back, the second kept
     #expect(doc.confirmedValue == Doc(tags: ["second"]))
