@@ -157,6 +157,47 @@ import TinyTestSupport
     await value(of: parent)
   }
 
+  /// A task that the thread which called `advance` starts next, for other work, is not followed,
+  /// even after a wake that did not pass through the runtime's hook (a sleeper on a task
+  /// executor of its own) and so never took the thread's claim on its next enqueue.
+  @Test func aTaskTheAdvancingThreadStartsNextForOtherWorkIsNotFollowed() async {
+    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
+    let clock = ManualClock()
+    let (otherStarted, advanced, otherEnded) = (Gate(), Gate(), Gate())
+    let seen = Recorder<String>()
+    let onItsExecutor = Task(executorPreference: QueueExecutor()) {
+      // timing: virtual time, which only the test moves
+      try? await clock.sleep(for: .seconds(1))
+    }
+    let later = Task {
+      // timing: virtual time, which only the test moves
+      try? await clock.sleep(for: .seconds(2))
+      otherStarted.wait()  // its settle is under way until the other task has started
+    }
+    #expect(await clock.waitForSleepers(2))
+    let executor = QueueExecutor()
+    let advancing = Task(executorPreference: executor) {
+      // Queued behind this job on the executor's queue: it runs next, on the advancing thread.
+      Task(executorPreference: executor) {
+        Task.detached {
+          let deadline = ContinuousClock.now + .seconds(5)
+          // timing: a real bound, reached only when the advance waits for this task
+          while !advanced.isOpen, ContinuousClock.now < deadline { await Task.yield() }
+          seen.record(advanced.isOpen ? "went on beside the advance" : "held the advance back")
+          otherEnded.open()
+        }
+        otherStarted.open()
+      }
+      await clock.advance(by: .seconds(2))
+    }
+    await value(of: advancing)
+    advanced.open()
+    await otherEnded.opened()
+    await value(of: onItsExecutor)
+    await value(of: later)
+    #expect(seen.all == ["went on beside the advance"])
+  }
+
   @Test func runWakesEverySleeperAndStopsAfterMaxSteps() async {
     let clock = ManualClock()
     // timing: virtual time, which only the test moves
