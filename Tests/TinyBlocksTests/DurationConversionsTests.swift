@@ -72,6 +72,9 @@ import TinyTestSupport
       (Duration.seconds(Int64.max) * 18, Duration.seconds(Int64.max) * 9, 2),
       (Duration.nanoseconds(Int.max), Duration.nanoseconds(1), Int.max),
       (Duration.nanoseconds(Int.max - 1), Duration.nanoseconds(1), Int.max - 1),
+      (Duration.nanoseconds(Int.max) + .nanoseconds(1), Duration.nanoseconds(1), Int.max),  // 2^63
+      (Duration.nanoseconds(Int.max) * 2, Duration.nanoseconds(1), Int.max),  // 2^64 - 2
+      (Duration.nanoseconds(Int.max) * 4, Duration.nanoseconds(1), Int.max),  // 2^65 - 4
     ] as [(Duration, Duration, Int)])
   func countsWholeMultiplesExactly(duration: Duration, interval: Duration, expected: Int) {
     #expect(duration.wholeMultiples(of: interval) == expected)
