@@ -62,6 +62,8 @@ let package = Package(
     // suites and the instruction counters share.
     .target(name: "WaitingFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
     .target(name: "ContextFloor", swiftSettings: [.swiftLanguageMode(.v6)]),
+    // The command line of the instruction-count tools.
+    .target(name: "InstructionsSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
     // What the wake-latency measurements share, off the main thread and on it.
     .target(name: "WaitingLatencySupport", swiftSettings: [.swiftLanguageMode(.v6)]),
   ] + suites.map { suite in
@@ -83,13 +85,17 @@ let package = Package(
     // `valgrind --tool=callgrind` (see the file's header).
     .executableTarget(
       name: "ObservationInstructions",
-      dependencies: [.product(name: "TinyObservation", package: root), "ObservationFloor"],
+      dependencies: [
+        .product(name: "TinyObservation", package: root), "ObservationFloor", "InstructionsSupport",
+      ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     // The same for the goal rows of Promise chains and awaits, and of Context reads.
     .executableTarget(
       name: "WaitingInstructions",
-      dependencies: [.product(name: "TinyWaiting", package: root), "WaitingFloor"],
+      dependencies: [
+        .product(name: "TinyWaiting", package: root), "WaitingFloor", "InstructionsSupport",
+      ],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     .executableTarget(

@@ -32,6 +32,7 @@
 
 import Dispatch
 import Foundation
+import InstructionsSupport
 import ObservationFloor
 import Synchronization
 import TinyObservation
@@ -135,16 +136,4 @@ if arguments.first == "pair" {
   }
   exit(0)
 }
-guard let modes = arguments.first else {
-  fatalError("usage: ObservationInstructions <mode[,mode...]> [count] [time]")
-}
-let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
-if arguments.count > 2 {
-  for mode in modes.split(separator: ",").map(String.init) {
-    let clock = ContinuousClock()
-    let best = (0..<5).map { _ in clock.measure { run(mode, count) } }.min()!
-    print(mode, best / count)
-  }
-} else {
-  run(modes, count)
-}
+runModes(arguments, usage: "ObservationInstructions <mode[,mode...]> [count] [time]", run)

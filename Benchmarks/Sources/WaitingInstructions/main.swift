@@ -16,6 +16,7 @@
 // (one round trip through a global-queue thread).
 
 import Dispatch
+import InstructionsSupport
 import Synchronization
 import TinyWaiting
 import WaitingFloor
@@ -78,16 +79,4 @@ func run(_ mode: String, _ count: Int) {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let modes = arguments.first else {
-  fatalError("usage: WaitingInstructions <mode[,mode...]> [count] [time]")
-}
-let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
-if arguments.count > 2 {
-  for mode in modes.split(separator: ",").map(String.init) {
-    let clock = ContinuousClock()
-    let best = (0..<5).map { _ in clock.measure { run(mode, count) } }.min()!
-    print(mode, best / count)
-  }
-} else {
-  run(modes, count)
-}
+runModes(arguments, usage: "WaitingInstructions <mode[,mode...]> [count] [time]", run)
