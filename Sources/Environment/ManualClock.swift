@@ -97,13 +97,12 @@ public final class ManualClock: Clock, Sendable {
     var cancelledEarly: Set<UInt64> = []
     /// Tasks waiting in `waitForSleepers`.
     var arrivals: [(id: UInt64, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
-    /// Whether an `advance` is running, and the ones waiting for their turn.
-    var isAdvancing = false
-    var turns: [CheckedContinuation<Void, Never>] = []
   }
 
   let state = Locked(State())
   let settler = Settler(label: "TinyEnvironment.ManualClock")
+  /// Held by the `advance` or `run` that is running; the others wait for it, oldest first.
+  private let advancing = Turn()
 
   /// Makes a clock at its instant zero, with no sleeper.
   public init() {}
@@ -237,7 +236,7 @@ public final class ManualClock: Clock, Sendable {
     await takeTurn()
     let current = now
     if deadline < current {
-      endTurn()
+      advancing.end()
       fatalError(
         "ManualClock.advance(to:): \(deadline) is before now (\(current)); time only moves forward")
     }
@@ -259,7 +258,7 @@ public final class ManualClock: Clock, Sendable {
   /// - Returns: `true` when no task sleeps on the clock any more.
   public func run(maxSteps: Int = 1_000) async -> Bool {
     await takeTurn()
-    defer { endTurn() }
+    defer { advancing.end() }
     await settleDue(upTo: nil, maxSteps: maxSteps)
     return sleeperCount == 0
   }
@@ -267,7 +266,7 @@ public final class ManualClock: Clock, Sendable {
   /// Wakes and settles the sleepers up to `target`, then sets the time to `target`; ends the
   /// turn.
   private func advanceHoldingTurn(to target: Instant) async {
-    defer { endTurn() }
+    defer { advancing.end() }
     await settleDue(upTo: target, maxSteps: .max)
     state.withLock { state in
       if state.now < target { state.now = target }
@@ -317,29 +316,7 @@ public final class ManualClock: Clock, Sendable {
         "ManualClock.advance: called from work that this clock's advance is settling; it would "
           + "wait for itself. Advance the clock from the test, not from the code it wakes.")
     }
-    await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-      let mine = state.withLock { state -> Bool in
-        guard state.isAdvancing else {
-          state.isAdvancing = true
-          return true
-        }
-        state.turns.append(turn)
-        return false
-      }
-      if mine { turn.resume() }
-    }
-  }
-
-  /// Hands the turn to the next waiting `advance`, if any.
-  private func endTurn() {
-    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-      guard !state.turns.isEmpty else {
-        state.isAdvancing = false
-        return nil
-      }
-      return state.turns.removeFirst()
-    }
-    next?.resume()
+    await advancing.take()
   }
 }
 

@@ -35,9 +35,6 @@ final class LauncherCore: Sendable {
     var cancelGrid: Cancel?
     /// How many grids have started: a tick of a replaced grid runs nothing.
     var generation: UInt64 = 0
-    /// Whether a tick runs in turn now, and the ticks waiting for it to end, oldest first.
-    var isTicking = false
-    var waitingTicks: [CheckedContinuation<Void, Never>] = []
   }
 
   /// A grid to start after the lock, and the one it replaces, to cancel.
@@ -51,6 +48,8 @@ final class LauncherCore: Sendable {
   private let name: String
   private let startGrid: StartGrid
   private let state = Locked(State())
+  /// Held by the tick that runs, of any grid; the others wait for it, oldest first.
+  private let ticking = Turn()
 
   init(name: String, startGrid: @escaping StartGrid) {
     self.name = name
@@ -152,17 +151,7 @@ final class LauncherCore: Sendable {
   /// of its own, which inherits the grid's task-local values and which cancelling the grid does
   /// not reach: a tick that runs finishes, as on every launcher.
   private func tickInTurn(of generation: UInt64, inTurn: () -> Void) async -> Bool {
-    await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-      let mine = state.withLock { state -> Bool in
-        guard state.isTicking else {
-          state.isTicking = true
-          return true
-        }
-        state.waitingTicks.append(turn)
-        return false
-      }
-      if mine { turn.resume() }
-    }
+    await ticking.take()
     inTurn()
     let task = currentTask(of: generation)
     switch task {
@@ -170,14 +159,7 @@ final class LauncherCore: Sendable {
     case .async(let work): await startTask(work).value
     case nil: break
     }
-    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-      guard !state.waitingTicks.isEmpty else {
-        state.isTicking = false
-        return nil
-      }
-      return state.waitingTicks.removeFirst()
-    }
-    next?.resume()
+    ticking.end()
     return task != nil
   }
 
