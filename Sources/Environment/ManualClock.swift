@@ -102,7 +102,7 @@ public final class ManualClock: Clock, Sendable {
   let state = Locked(State())
   let settler = Settler(label: "TinyEnvironment.ManualClock")
   /// Held by the `advance` or `run` that is running; the others wait for it, oldest first.
-  private let advancing = Turn()
+  private let advancing = TaskTurn()
 
   /// Makes a clock at its instant zero, with no sleeper.
   public init() {}

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// The pure state machine of a ``Debouncer``: each step says which action to run, what the
 /// launcher must do, and which actions it dropped. `LimiterCore` runs it under a lock and does
 /// all three after unlocking.
@@ -10,7 +12,7 @@ struct DebouncerState<Action: Sendable>: LimiterStateMachine {
   /// The latest action, waiting for a quiet interval.
   private(set) var pending: Action?
   /// The running action and the ones waiting for it.
-  private(set) var turn = ActionTurn<Action>()
+  private(set) var turn = Turn<Action>()
 
   typealias Step = LimiterStep<Action>
 

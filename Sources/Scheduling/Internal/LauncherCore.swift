@@ -49,7 +49,7 @@ final class LauncherCore: Sendable {
   private let startGrid: StartGrid
   private let state = Locked(State())
   /// Held by the tick that runs, of any grid; the others wait for it, oldest first.
-  private let ticking = Turn()
+  private let ticking = TaskTurn()
 
   init(name: String, startGrid: @escaping StartGrid) {
     self.name = name

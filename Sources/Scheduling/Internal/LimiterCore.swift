@@ -17,7 +17,7 @@ protocol LimiterStateMachine<Action>: Sendable {
   associatedtype Action: Sendable
   init()
   /// The running action and the ones waiting to run right after it.
-  var turn: ActionTurn<Action> { get }
+  var turn: Turn<Action> { get }
   /// A new action.
   mutating func execute(_ action: Action) -> LimiterStep<Action>
   /// A launcher tick.

@@ -1,3 +1,5 @@
+import TinyInternals
+
 /// The pure state machine of a ``RateLimiter``: each step says which action to run, what the
 /// launcher must do, and which actions it dropped. `LimiterCore` runs it under a lock and does
 /// all three after unlocking.
@@ -11,7 +13,7 @@ struct RateLimiterState<Action: Sendable>: LimiterStateMachine {
   /// The latest action that arrived since the last run, to run at the next tick.
   private(set) var pending: Action?
   /// The running action and the ones waiting for it.
-  private(set) var turn = ActionTurn<Action>()
+  private(set) var turn = Turn<Action>()
 
   typealias Step = LimiterStep<Action>
 

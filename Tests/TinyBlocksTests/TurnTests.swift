@@ -1,11 +1,10 @@
 import Testing
+import TinyInternals
 import TinyTestSupport
 
-@testable import TinyScheduling
-
-@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct ActionTurnTests {
+@Suite(.timeLimit(suiteTimeLimit), .watchdog) struct TurnTests {
   @Test func theFirstActionRunsAndLaterOnesWaitInOrder() {
-    var turn = ActionTurn<String>()
+    var turn = Turn<String>()
     #expect(turn.begin("a") == "a")
     #expect(turn.isRunning)
     #expect(turn.begin("b") == nil)
@@ -19,7 +18,7 @@ import TinyTestSupport
   }
 
   @Test func droppingTheWaitingActionsLeavesTheRunningOne() {
-    var turn = ActionTurn<String>()
+    var turn = Turn<String>()
     _ = turn.begin("a")
     _ = turn.begin("b")
     _ = turn.begin("c")
@@ -31,7 +30,7 @@ import TinyTestSupport
 
   @Test func finishingWithNothingRunningIsAProgrammerError() async {
     await #expect(processExitsWith: .failure) {
-      var turn = ActionTurn<String>()
+      var turn = Turn<String>()
       _ = turn.finish()
     }
   }
