@@ -39,7 +39,7 @@ extension DerivedAtom: Observable {}
   #else
     @usableFromInline let registrar = ObservationRegistrar()
   #endif
-  /// Raised by ``ReadProbe`` when Observation tracks a read or stores a registration.
+  /// Raised by ``ReadProbe`` when Observation hashes the atom's key path (see there).
   let tracked = Flag()
   /// The key path Observation records reads and changes under.
   // nonisolated(unsafe): a key path is immutable; the standard library does not mark it Sendable.
@@ -84,10 +84,11 @@ extension DerivedAtom: Observable {}
 }
 
 /// The argument of the key path an atom's reads and changes are recorded under: hashing it raises
-/// the atom's tracking flag. Observation hashes the key path exactly when it records a tracked
-/// read, or stores a registration for the next change; an untracked read never does. So a change
-/// whose flag is down has nobody to tell, and skips the registrar: an atom that is read outside
-/// tracking keeps its updates at a lock's cost (the update goals).
+/// the atom's tracking flag. Observation hashes the key path when it records a tracked read,
+/// stores a registration for the next change, or finds a registration for a reported change
+/// (then one more change reports, finds nothing and lowers the flag); an untracked read never
+/// does. So a change whose flag is down has nobody to tell, and skips the registrar: an atom that
+/// is read outside tracking keeps its updates at a lock's cost (the update goals).
 struct ReadProbe: Hashable, Sendable {
   let tracked: Flag
 

@@ -65,7 +65,7 @@ extension Atom {
 }
 
 extension AtomState {
-  /// Adds a watch. With `initial`, its initial change is queued first: a main-queue watch's in
+  /// Adds a watch. With `includingInitial`, its initial change is queued first: a main-queue watch's in
   /// its relay (perform the returned action outside the lock), any other's as a batch of its own
   /// (deliver it when one is returned).
   mutating func add(

@@ -1,6 +1,7 @@
 import TinyInternals
 
-/// Everything an ``Atom`` guards with its one lock, and every transition of it. Pure: the atom
+/// Everything an ``Atom`` guards with its one lock, and every transition of it. Pure, apart from
+/// the two flags it shares with the atom (the tracking flag and the delivery turn): the atom
 /// runs these under its lock, then, after unlocking, does what they hand back: deliver a batch,
 /// resume a waiter, release what a transition replaced (a `deinit` is user code that may use the
 /// atom).

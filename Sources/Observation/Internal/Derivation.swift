@@ -28,8 +28,8 @@ import TinyInternals
 
   /// Reads `source`'s value for a recomputation. An atom's, or a derived atom's, is read without
   /// telling Observation: the recomputation is the derived atom's own business, and Observation
-  /// tracks the derived atom itself. (Then a source that nothing else reads never calls the
-  /// registrar when it changes; the derived goal needs that.)
+  /// tracks the derived atom itself. So a recomputation pays no `access` call per source, and
+  /// one that runs inside someone else's tracking closure does not make it track the sources.
   @inlinable static func reader<Source: Watchable>(
     of source: Source
   ) -> @Sendable () -> Source.Value {

@@ -5,9 +5,9 @@
   import TinyInternals
 #endif
 
-// The two values of an atom that threads read and change without the atom's lock, each an
-// atomic on Linux and a value behind a lock of its own on Apple platforms (`Atomic` needs
-// macOS 15).
+// The values that threads read and change without the lock of the atom or watch they belong
+// to, each an atomic on Linux and a value behind a lock of its own on Apple platforms (`Atomic`
+// needs macOS 15).
 
 /// A flag read and changed from any thread: a watch's stop flag, which its token raises and
 /// every delivery reads, and an atom's tracking flag (see ``ReadProbe``).

@@ -118,7 +118,8 @@ where Machine.Action == Action {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let isIdle = state.withLock { state -> Bool in
-          // Checked under the lock that the cancellation handler takes, as in `register`.
+          // Checked under the lock that the cancellation handler takes: a cancellation either
+          // comes first and is seen here, or finds the waiter queued and resumes it.
           guard state.machine.turn.isRunning, !Task.isCancelled else { return true }
           state.idleWaiters.append((id, continuation))
           return false
