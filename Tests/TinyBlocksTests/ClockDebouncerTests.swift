@@ -60,29 +60,6 @@ import TinyWaiting
     #expect(clock.sleeperCount == 0)
   }
 
-  @Test func waitUntilIdleFollowsAFlushedAction() async {
-    // A flushed asynchronous action runs in a task of its own that the clock does not wake; the
-    // wait starts in an immediate task, which runs here until it suspends.
-    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
-    let debouncer = Debouncer(interval: .seconds(1), clock: ManualClock())
-    let log = Recorder<String>()
-    let release = Gate()
-    debouncer.execute {
-      log.record("a")
-      await release.opened()
-      log.record("a returns")
-    }
-    #expect(debouncer.flush())
-    let idle = Task.immediate {
-      await debouncer.waitUntilIdle()
-      log.record("idle")
-    }
-    #expect(log.all == ["a"])
-    release.open()
-    await value(of: idle)
-    #expect(log.all == ["a", "a returns", "idle"])
-  }
-
   @Test func releasingAnActiveDebouncerStopsItsLauncherAndDropsTheWaitingAction() async {
     let clock = ManualClock()
     weak var weakDebouncer: Debouncer?

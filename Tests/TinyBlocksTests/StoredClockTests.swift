@@ -18,6 +18,13 @@ private struct Service: Sendable {
     try await withTimeout(.seconds(5), clock: clock) { 42 }
   }
 
+  func slowFetch() async throws -> Int {
+    try await withTimeout(.seconds(5), clock: clock) {
+      try await clock.sleep(for: .seconds(10))  // timing: virtual time, which the test moves
+      return 42
+    }
+  }
+
   func answer(of promise: Promise<Int>) async throws -> Int {
     try await promise.value(timeout: .seconds(5), clock: clock)
   }
@@ -38,6 +45,12 @@ private struct Service: Sendable {
     let clock = ManualClock()
     #expect(try await Service(clock: clock).fetch() == 42)
     #expect(clock.sleeperCount == 0)  // the timer's sleep was on that clock, and was cancelled
+    let slow = Task { try await Service(clock: clock).slowFetch() }
+    #expect(await clock.waitForSleepers(2))  // the timer's and the operation's
+    await clock.advance(by: .seconds(5))
+    await #expect(throws: TimeoutError(timeout: .seconds(5))) {
+      try await TinyTestSupport.value(of: slow)
+    }
   }
 
   @Test func aPromisesValueWithATimeoutTakesAStoredClock() async {
