@@ -30,6 +30,20 @@ import TinyInternals
     token.cancel()
   }
 
+  @Test func theInitialValueOfAWatchStartedElsewhereArrivesOnTheMainQueue() async {
+    let name = Atom("Ada")
+    let onMain = Recorder<Bool>()
+    let tokens = Recorder<WatchToken>()
+    startThread {
+      tokens.record(
+        name.watchOnMain(includingInitial: true) { _ in onMain.record(MainQueue.isCurrent) })
+    }.wait()
+    #expect(onMain.all == [])  // queued: this test holds the main queue
+    await mainQueueTurn()
+    #expect(onMain.all == [true])
+    tokens.all.forEach { $0.cancel() }
+  }
+
   @Test func changesMadeElsewhereArriveOnTheMainQueueInOrder() async {
     let count = Atom(0)
     let seen = Recorder<Int>()
