@@ -283,15 +283,24 @@ import TinyTestSupport
     token?.cancel()
   }
 
-  @Test func aChangeOfTheSourceBetweenTheFirstReadAndTheWatchIsNotMissed() {
+  @Test(arguments: [1, 2])
+  func aChangeOfTheSourceBetweenTheFirstReadAndTheWatchIsNotMissed(sources: Int) {
     // The first computation changes the source: the derived atom's watch is not in place yet,
-    // so only the recomputation once it is catches that change.
+    // so only the recomputation once it is catches that change. One source and several go
+    // through two initializers.
     let source = Atom(1)
+    let other = Atom(0)
     let calls = Counter()
-    let derived = DerivedAtom(source) { value in
-      if calls.increment() == 1 { source.set(2) }
-      return value * 10
-    }
+    let derived =
+      sources == 1
+      ? DerivedAtom(source) { value in
+        if calls.increment() == 1 { source.set(2) }
+        return value * 10
+      }
+      : DerivedAtom(source, other) { value, extra in
+        if calls.increment() == 1 { source.set(2) }
+        return value * 10 + extra
+      }
     #expect(derived.value == 20)
     source.set(3)
     #expect(derived.value == 30)
