@@ -138,8 +138,8 @@ import TinyWaiting
   @Test(arguments: ["stop and start", "new interval"])
   func aTickOfANewGridWaitsForTheTickThatStillRuns(change: String) async {
     // "a" runs when the grid is replaced; the new grid's first deadline passes while it runs:
-    // that tick waits for "a" to return, and "a" is not cancelled by the stop. (After the stop
-    // and start, the deadlines at 2 s and 3 s both pass while "a" runs: they make one tick.)
+    // that tick waits for "a" to return, and "a" is not cancelled by the stop. The deadlines
+    // that pass while it waits, up to 5 s, merge into it: one tick.
     let clock = StepClock()
     let launcher = ClockPeriodicTaskLauncher(clock: clock)
     let log = Recorder<String>()
@@ -170,8 +170,11 @@ import TinyWaiting
     // bounded: the new grid's tick would start within microseconds if it did not wait
     #expect(await !secondTick.wait(timeout: .milliseconds(100)))
     #expect(log.all == ["a"])
+    clock.advance(to: .init(offset: .seconds(5)))  // while the new grid's tick waits
     release.open()
     #expect(await secondTick.wait(timeout: helperTimeout))
+    #expect(log.all == ["a", "a returns", "b"])
+    await clock.waitForSleepers()  // after its one tick, the new grid sleeps until 6 s or 7 s
     #expect(log.all == ["a", "a returns", "b"])
     launcher.stop()
   }
