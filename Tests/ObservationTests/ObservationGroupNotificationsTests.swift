@@ -80,6 +80,24 @@ extension Notification.Name {
     group.end()
   }
 
+  @Test func endingLetsTheCenterReleaseWhatTheObservationHolds() {
+    // The center keeps its observer until it is removed: ending the group removes it, so the
+    // payload's captures go with the group while the center lives on.
+    let center = NotificationCenter()
+    let freed = Recorder<String>()
+    do {
+      let group = ObservationGroup()
+      let probe = OnDeinit { freed.record("payload") }
+      group.observe(
+        notification: .testPing, center: center, carrying: { [probe] _ in _ = probe }
+      ) { _ in }
+      group.begin()
+      group.end()
+    }
+    #expect(freed.all == ["payload"])
+    withExtendedLifetime(center) {}
+  }
+
   @Test func removingTheObservationOrReleasingTheGroupUnregisters() {
     let center = NotificationCenter()
     var count = 0
