@@ -32,6 +32,36 @@ import TinyTestSupport
     token.cancel()
   }
 
+  @Test func anEqualValueIsNotDeliveredWhenAnotherRecomputationWasShownMeanwhile() async {
+    // Two sources change on two threads at once: the first recomputation is shown while the
+    // second computes, so the second compares its result with the first one's, and both are
+    // equal to the value before.
+    let (first, second) = (Atom(0), Atom(0))
+    let calls = Counter()
+    let (entered, go) = ([Gate(), Gate()], [Gate(), Gate()])
+    let total = DerivedAtom(first, second) { a, b in
+      let call = calls.increment()
+      if call >= 3 {  // the two after the initial computations
+        entered[call - 3].open()
+        go[call - 3].wait()
+      }
+      return (a + b) / 10
+    }
+    let seen = Recorder<AtomChange<Int>>()
+    let token = total.watch { seen.record($0) }
+    let one = startThread { first.set(1) }
+    await entered[0].opened()
+    let two = startThread { second.set(1) }
+    await entered[1].opened()
+    go[0].open()
+    await one.opened()
+    go[1].open()
+    await two.opened()
+    #expect(seen.all.map(\.new) == [])
+    #expect(total.value == 0)
+    token.cancel()
+  }
+
   struct Box {  // not Equatable: every recomputation is a change
     let length: Int
   }
